@@ -1,0 +1,40 @@
+--[[
+channel_configure: set a channel's configuration, creating the channel (and its
+dead-letter channel) if needed, within the plan's channel limit.
+KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
+ARGV[1] channel id
+ARGV[2] max_channels of the plan
+ARGV[3] max_attempts ('' keeps the current value)
+ARGV[4] dedup_window_seconds ('' keeps the current value)
+ARGV[5] 'keep', 'clear' or 'set': what to do with the dead-letter channel
+ARGV[6] dead-letter channel id (with 'set')
+Returns: the config string
+Errors:  ACCOUNT_NOT_FOUND; CHANNEL_LIMIT <max_channels>
+]]
+local k = account_keys(1)
+local channel = ARGV[1]
+local max_channels = tonumber(ARGV[2])
+if redis.call('EXISTS', k.account) == 0 then
+  return redis.error_reply('ACCOUNT_NOT_FOUND')
+end
+local now = now_ms()
+local cfg = redis.call('HGET', k.channels, channel)
+local new_channels = 0
+if not cfg then new_channels = 1 end
+local dlq_new = ARGV[5] == 'set' and ARGV[6] ~= channel
+  and redis.call('HEXISTS', k.channels, ARGV[6]) == 0
+if dlq_new then new_channels = new_channels + 1 end
+if new_channels > 0 and redis.call('HLEN', k.channels) + new_channels > max_channels then
+  return redis.error_reply('CHANNEL_LIMIT ' .. max_channels)
+end
+local max_attempts, dedup_window, dlq, created = DEFAULT_MAX_ATTEMPTS, DEFAULT_DEDUP_WINDOW_S, '', now
+if cfg then max_attempts, dedup_window, dlq, created = parse_config(cfg) end
+if ARGV[3] ~= '' then max_attempts = tonumber(ARGV[3]) end
+if ARGV[4] ~= '' then dedup_window = tonumber(ARGV[4]) end
+if ARGV[5] == 'clear' then dlq = '' elseif ARGV[5] == 'set' then dlq = ARGV[6] end
+local updated = format_config(max_attempts, dedup_window, dlq, created)
+redis.call('HSET', k.channels, channel, updated)
+if dlq_new then
+  redis.call('HSET', k.channels, ARGV[6], format_config(DEFAULT_MAX_ATTEMPTS, DEFAULT_DEDUP_WINDOW_S, '', now))
+end
+return updated

@@ -1,0 +1,24 @@
+--[[
+channel_delete: delete a channel, its messages, configuration and dedup
+history; its slot in the plan's channel limit is freed.
+KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
+KEYS[7..12] channel keys of the channel
+ARGV[1] channel id
+Returns: deleted_count (messages deleted)
+Errors:  CHANNEL_NOT_FOUND
+]]
+local k = account_keys(1)
+local ch = channel_keys(7)
+if redis.call('HEXISTS', k.channels, ARGV[1]) == 0 then
+  return redis.error_reply('CHANNEL_NOT_FOUND')
+end
+local count = redis.call('HLEN', ch.m)
+local bytes = tonumber(redis.call('HGET', k.usage, ARGV[1]) or '0')
+redis.call('UNLINK', ch.q, ch.f, ch.m, ch.x, ch.d, ch.dx)
+redis.call('HDEL', k.usage, ARGV[1])
+redis.call('HDEL', k.channels, ARGV[1])
+redis.call('ZREM', k.timers, ARGV[1])
+if redis.call('EXISTS', k.account) == 1 then
+  redis.call('HINCRBY', k.account, 'storage_bytes', -bytes)
+end
+return count

@@ -1,0 +1,22 @@
+--[[
+channel_purge: delete every message of a channel (queued, delayed, in flight),
+keeping the channel, its configuration and its dedup history.
+KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
+KEYS[7..12] channel keys of the channel
+ARGV[1] channel id
+Returns: purged_count
+Errors:  CHANNEL_NOT_FOUND
+]]
+local k = account_keys(1)
+local ch = channel_keys(7)
+if redis.call('HEXISTS', k.channels, ARGV[1]) == 0 then
+  return redis.error_reply('CHANNEL_NOT_FOUND')
+end
+local count = redis.call('HLEN', ch.m)
+local bytes = tonumber(redis.call('HGET', k.usage, ARGV[1]) or '0')
+redis.call('UNLINK', ch.q, ch.f, ch.m, ch.x)
+redis.call('HDEL', k.usage, ARGV[1])
+if redis.call('EXISTS', k.account) == 1 then
+  redis.call('HINCRBY', k.account, 'storage_bytes', -bytes)
+end
+return count

@@ -1,0 +1,40 @@
+--[[
+extend: give in-flight messages a new lease deadline, now + visibility timeout.
+A lease is extended only while it is the message's current lease and its
+message is still in flight (the old deadline has not passed). The lease id stays.
+KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
+KEYS[7..12] channel keys of the channel
+ARGV[1] channel id
+ARGV[2] visibility_timeout_ms (integer)
+ARGV[3..] lease ids
+Returns: { extended_count, lowered_due_ms or false }
+Errors:  none
+]]
+local k = account_keys(1)
+local ch = channel_keys(7)
+local channel = ARGV[1]
+local now = now_ms()
+local deadline = now + tonumber(ARGV[2])
+local extended = 0
+local seen = {}
+for i = 3, #ARGV do
+  local lease = ARGV[i]
+  if #lease == 34 and not seen[lease] then
+    seen[lease] = true
+    local seq, nonce = string.sub(lease, 1, 12), string.sub(lease, 13)
+    local rec = redis.call('HGET', ch.m, seq)
+    if rec then
+      local _, current = record_head(rec)
+      local old = redis.call('ZSCORE', ch.f, seq)
+      if current == nonce and old and tonumber(old) > now then
+        redis.call('ZADD', ch.f, deadline, seq)
+        extended = extended + 1
+      end
+    end
+  end
+end
+local lowered = false
+if extended > 0 then
+  lowered = schedule(k.timers, channel, deadline)
+end
+return { extended, lowered }

@@ -1,0 +1,133 @@
+-- Shared helpers, prepended to every script by the loader (src/store/scripts.ts).
+--
+-- Key layout shared by the scripts (built by src/store/keys.ts, all under {account}):
+--   account keys  KEYS[1..6]:  account (hash), channels (hash), timers (zset), usage (hash),
+--                              events (shard channel), tokens (hash token id -> json)
+--   channel keys  6 in a row:  q (zset seq -> available ms), f (zset seq -> lease deadline ms),
+--                              m (hash seq -> record), x (zset seq -> expiry ms),
+--                              d (hash dedup_id -> uuid), dx (zset dedup_id -> expiry ms)
+--
+-- A message record is one string in the channel's messages hash, field = seq:
+--   attempts|nonce|uuid|timestamp_ms|expire_ms|size|content_type|meta_len|src|src_attempts|<metadata json><body json>
+-- attempts and nonce change with every lease; the rest is fixed at send. meta_len is
+-- the metadata's length as the service's JavaScript reader counts it (UTF-16 units). src and
+-- src_attempts are set only on a dead-lettered message (source channel, deliveries there).
+-- A channel's config (channels hash, field = channel id):
+--   max_attempts|dedup_window_s|dead_letter_channel|created_ms
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local function account_keys(first)
+  return { account = KEYS[first], channels = KEYS[first + 1], timers = KEYS[first + 2],
+           usage = KEYS[first + 3], events = KEYS[first + 4], tokens = KEYS[first + 5] }
+end
+
+local function channel_keys(first)
+  return { q = KEYS[first], f = KEYS[first + 1], m = KEYS[first + 2], x = KEYS[first + 3],
+           d = KEYS[first + 4], dx = KEYS[first + 5] }
+end
+
+local function record_head(rec)
+  local attempts, nonce, rest = string.match(rec, '^(%d+)|([^|]*)|()')
+  return tonumber(attempts), nonce, rest
+end
+
+-- uuid, ts, exp, size, content_type, meta_len, src, src_attempts (strings), payload position
+local function record_fields(rec, rest)
+  return string.match(rec, '^([^|]*)|(%d+)|(%d+)|(%d+)|([^|]*)|(%d+)|([^|]*)|([^|]*)|()', rest)
+end
+
+local function record_with_lease(rec, rest, attempts, nonce)
+  return attempts .. '|' .. nonce .. '|' .. string.sub(rec, rest)
+end
+
+local function parse_config(cfg)
+  local max_attempts, dedup_window, dlq, created = string.match(cfg, '^(%d+)|(%d+)|([^|]*)|(%d+)$')
+  return tonumber(max_attempts), tonumber(dedup_window), dlq, tonumber(created)
+end
+
+local function format_config(max_attempts, dedup_window, dlq, created)
+  return max_attempts .. '|' .. dedup_window .. '|' .. dlq .. '|' .. created
+end
+
+local DEFAULT_MAX_ATTEMPTS = 3
+local DEFAULT_DEDUP_WINDOW_S = 300
+
+-- Lowers the channel's timer to due_ms. Returns due_ms when that lowered the
+-- account's earliest timer (the caller then lowers the global due index), else false.
+local function schedule(timers_key, channel, due_ms)
+  local first = redis.call('ZRANGE', timers_key, 0, 0, 'WITHSCORES')
+  redis.call('ZADD', timers_key, 'LT', due_ms, channel)
+  if first[2] == nil or due_ms < tonumber(first[2]) then
+    return due_ms
+  end
+  return false
+end
+
+local function min_due(a, b)
+  if a == false then return b end
+  if b == false then return a end
+  return math.min(a, b)
+end
+
+-- Removes a message from every index of its channel and frees its storage.
+local function remove_message(k, ch, channel, seq, size)
+  redis.call('HDEL', ch.m, seq)
+  redis.call('ZREM', ch.q, seq)
+  redis.call('ZREM', ch.f, seq)
+  redis.call('ZREM', ch.x, seq)
+  redis.call('HINCRBY', k.account, 'storage_bytes', -size)
+  redis.call('HINCRBY', k.usage, channel, -size)
+end
+
+-- Creates a channel entry if missing. Returns true if the channel exists
+-- afterwards, false if creating it would pass max_channels.
+local function ensure_channel(k, channel, max_channels, now)
+  if redis.call('HEXISTS', k.channels, channel) == 1 then
+    return true
+  end
+  if redis.call('HLEN', k.channels) >= max_channels then
+    return false
+  end
+  redis.call('HSET', k.channels, channel,
+    format_config(DEFAULT_MAX_ATTEMPTS, DEFAULT_DEDUP_WINDOW_S, '', now))
+  return true
+end
+
+-- Ends a message's life in its channel after its last delivery: moves it to the
+-- dead-letter channel when one is configured (and exists or can be created),
+-- otherwise discards it. dl = keys of the dead-letter channel, or nil.
+-- Returns 'dead_lettered' or 'discarded'.
+local function dead_letter(k, ch, dl, channel, dlq, seq, rec, attempts, now, max_channels)
+  local _, _, rest = record_head(rec)
+  local uuid, ts, exp, size, ct, mlen, _, _, payload = record_fields(rec, rest)
+  if dlq ~= '' and dl ~= nil and ensure_channel(k, dlq, max_channels, now) then
+    local moved = '0||' .. uuid .. '|' .. ts .. '|' .. exp .. '|' .. size .. '|' .. ct .. '|' ..
+      mlen .. '|' .. channel .. '|' .. attempts .. '|' .. string.sub(rec, payload)
+    redis.call('HDEL', ch.m, seq)
+    redis.call('ZREM', ch.q, seq)
+    redis.call('ZREM', ch.f, seq)
+    redis.call('ZREM', ch.x, seq)
+    redis.call('HSET', dl.m, seq, moved)
+    redis.call('ZADD', dl.q, now, seq)
+    redis.call('ZADD', dl.x, exp, seq)
+    redis.call('HINCRBY', k.usage, channel, -tonumber(size))
+    redis.call('HINCRBY', k.usage, dlq, tonumber(size))
+    redis.call('ZADD', k.timers, 'LT', tonumber(exp), dlq)
+    redis.call('SPUBLISH', k.events, 'n ' .. dlq)
+    return 'dead_lettered'
+  end
+  remove_message(k, ch, channel, seq, tonumber(size))
+  return 'discarded'
+end
+
+-- Checks that the caller passed the keys of the dead-letter channel now configured.
+local function check_dlq(dlq, expected)
+  if dlq ~= expected then
+    return redis.error_reply('STALE_CONFIG ' .. dlq)
+  end
+  return nil
+end

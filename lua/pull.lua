@@ -1,0 +1,104 @@
+--[[
+pull: lease up to batch_size available messages, oldest-available first.
+A message is available when its queue score (send time + delay, or retry time)
+or its ended lease's deadline is at or before now. Each returned message gets
+attempts + 1, a fresh lease nonce and a deadline of now + visibility timeout.
+An available message that has had its last delivery is dead-lettered or
+discarded here instead of being returned; one past its retention is deleted.
+KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
+KEYS[7..12]  channel keys of the channel pulled from
+KEYS[13..18] channel keys of its dead-letter channel (the channel's own again when none)
+ARGV[1] channel id
+ARGV[2] visibility_timeout_ms (integer)
+ARGV[3] batch_size (integer)
+ARGV[4] nonces: batch_size random strings of 22 characters, concatenated
+ARGV[5] the dead-letter channel the caller passed keys for ('' for none)
+ARGV[6] max_channels of the plan (a dead-letter channel may have to be created)
+Returns: { backlog_count, {lease_id, record, lease_id, record, ...}, lowered_due_ms or false,
+           discarded, dead_lettered, expired }
+         lease_id = seq (12 hex) .. nonce (22 chars).
+Errors:  STALE_CONFIG <dead_letter_channel> when ARGV[5] is not the configured one.
+]]
+local k = account_keys(1)
+local ch = channel_keys(7)
+local dl = channel_keys(13)
+local channel = ARGV[1]
+local vt = tonumber(ARGV[2])
+local batch = tonumber(ARGV[3])
+local nonces = ARGV[4]
+local max_channels = tonumber(ARGV[6])
+
+local cfg = redis.call('HGET', k.channels, channel)
+if not cfg then
+  return { 0, {}, false, 0, 0, 0 }
+end
+local max_attempts, _, dlq = parse_config(cfg)
+local stale = check_dlq(dlq, ARGV[5])
+if stale then return stale end
+if dlq == '' then dl = nil end
+
+local now = now_ms()
+local deadline = now + vt
+local out = {}
+local leased = 0
+local discarded, dead_lettered, expired = 0, 0, 0
+
+while leased < batch do
+  local need = batch - leased
+  local queued = redis.call('ZRANGEBYSCORE', ch.q, '-inf', now, 'WITHSCORES', 'LIMIT', 0, need)
+  local ended = redis.call('ZRANGEBYSCORE', ch.f, '-inf', now, 'WITHSCORES', 'LIMIT', 0, need)
+  if #queued == 0 and #ended == 0 then break end
+  local i, j = 1, 1
+  for _ = 1, need do
+    local from_queue
+    if i > #queued and j > #ended then break end
+    if j > #ended then
+      from_queue = true
+    elseif i > #queued then
+      from_queue = false
+    else
+      local qs, fs = tonumber(queued[i + 1]), tonumber(ended[j + 1])
+      from_queue = qs < fs or (qs == fs and queued[i] < ended[j])
+    end
+    local seq
+    if from_queue then
+      seq = queued[i]; i = i + 2
+    else
+      seq = ended[j]; j = j + 2
+    end
+    local rec = redis.call('HGET', ch.m, seq)
+    if not rec then
+      redis.call('ZREM', ch.q, seq)
+      redis.call('ZREM', ch.f, seq)
+    else
+      local attempts, _, rest = record_head(rec)
+      local _, _, exp, size = record_fields(rec, rest)
+      if tonumber(exp) <= now then
+        remove_message(k, ch, channel, seq, tonumber(size))
+        expired = expired + 1
+      elseif attempts >= max_attempts then
+        if dead_letter(k, ch, dl, channel, dlq, seq, rec, attempts, now, max_channels) == 'discarded' then
+          discarded = discarded + 1
+        else
+          dead_lettered = dead_lettered + 1
+        end
+      else
+        leased = leased + 1
+        local nonce = string.sub(nonces, (leased - 1) * 22 + 1, leased * 22)
+        local leased_rec = record_with_lease(rec, rest, attempts + 1, nonce)
+        redis.call('HSET', ch.m, seq, leased_rec)
+        if from_queue then redis.call('ZREM', ch.q, seq) end
+        redis.call('ZADD', ch.f, deadline, seq)
+        out[#out + 1] = seq .. nonce
+        out[#out + 1] = leased_rec
+      end
+    end
+  end
+end
+
+local lowered = false
+if leased > 0 then
+  lowered = schedule(k.timers, channel, deadline)
+end
+local backlog = redis.call('ZCARD', ch.q) + redis.call('ZCARD', ch.f)
+return { backlog, out, lowered, discarded, dead_lettered, expired }

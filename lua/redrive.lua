@@ -1,0 +1,60 @@
+--[[
+redrive: move messages waiting in a channel (typically a dead-letter channel)
+to a target channel, oldest first. Moved messages keep their id, body,
+metadata, timestamp and expiry; attempts restart at 0 and the source mark is
+cleared. In-flight messages are not moved. Each message moves exactly once.
+KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
+KEYS[7..12]  channel keys of the channel moved from
+KEYS[13..18] channel keys of the target channel
+ARGV[1] channel moved from
+ARGV[2] target channel
+ARGV[3] max messages to move (integer)
+ARGV[4] '1' to move only messages dead-lettered from the target, '0' to move all
+ARGV[5] max_channels of the plan (the target may have to be created)
+ARGV[6] how many waiting messages to look at, at most (integer)
+Returns: moved_count
+Errors:  CHANNEL_NOT_FOUND (the channel moved from); CHANNEL_LIMIT <max_channels>
+]]
+local k = account_keys(1)
+local from = channel_keys(7)
+local to = channel_keys(13)
+local source, target = ARGV[1], ARGV[2]
+local max = tonumber(ARGV[3])
+local only_from_target = ARGV[4] == '1'
+if redis.call('HEXISTS', k.channels, source) == 0 then
+  return redis.error_reply('CHANNEL_NOT_FOUND')
+end
+local now = now_ms()
+local moved = 0
+local earliest_expiry = false
+local waiting = redis.call('ZRANGEBYSCORE', from.q, '-inf', '+inf', 'LIMIT', 0, tonumber(ARGV[6]))
+for _, seq in ipairs(waiting) do
+  if moved >= max then break end
+  local rec = redis.call('HGET', from.m, seq)
+  if rec then
+    local _, _, rest = record_head(rec)
+    local uuid, ts, exp, size, ct, mlen, src, _, payload = record_fields(rec, rest)
+    if not only_from_target or src == target then
+      if moved == 0 and not ensure_channel(k, target, tonumber(ARGV[5]), now) then
+        return redis.error_reply('CHANNEL_LIMIT ' .. ARGV[5])
+      end
+      local fresh = '0||' .. uuid .. '|' .. ts .. '|' .. exp .. '|' .. size .. '|' .. ct .. '|' ..
+        mlen .. '|||' .. string.sub(rec, payload)
+      redis.call('HDEL', from.m, seq)
+      redis.call('ZREM', from.q, seq)
+      redis.call('ZREM', from.x, seq)
+      redis.call('HSET', to.m, seq, fresh)
+      redis.call('ZADD', to.q, now, seq)
+      redis.call('ZADD', to.x, exp, seq)
+      redis.call('HINCRBY', k.usage, source, -tonumber(size))
+      redis.call('HINCRBY', k.usage, target, tonumber(size))
+      earliest_expiry = min_due(earliest_expiry, tonumber(exp))
+      moved = moved + 1
+    end
+  end
+end
+if moved > 0 then
+  redis.call('ZADD', k.timers, 'LT', earliest_expiry, target)
+  redis.call('SPUBLISH', k.events, 'n ' .. target)
+end
+return moved

@@ -1,0 +1,119 @@
+--[[
+send: store one or more messages in a channel, all or nothing.
+KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens   (rq:{a}:...)
+KEYS[7..12] channel keys: q, f, m, x, d, dx                           (rq:{a}:c:<channel>:...)
+ARGV[1] channel id
+ARGV[2] max_storage_bytes of the account's plan (integer)
+ARGV[3] max_channels of the plan (integer)
+ARGV[4] retention_ms of the plan (integer)
+ARGV[5] n, the number of messages; then 8 values per message:
+        uuid, delay_ms (integer), size (bytes of body + metadata json), content_type,
+        dedup_id ('' for none), metadata length (UTF-16 units, for the reader), metadata json,
+        body json
+Returns: { {id, ...} in request order, lowered_due_ms or false }
+         A message whose dedup_id was seen within the channel's dedup window is not
+         stored again: its id is the first message's id.
+Errors:  ACCOUNT_NOT_FOUND; CHANNEL_LIMIT <max_channels>; STORAGE_LIMIT <max_storage_bytes>;
+         MESSAGE_TOO_LARGE <index> (the 1 MiB storage safeguard)
+]]
+local MAX_STORED_MESSAGE = 1048576
+local k = account_keys(1)
+local ch = channel_keys(7)
+local channel = ARGV[1]
+local max_storage = tonumber(ARGV[2])
+local max_channels = tonumber(ARGV[3])
+local retention = tonumber(ARGV[4])
+local n = tonumber(ARGV[5])
+
+if redis.call('EXISTS', k.account) == 0 then
+  return redis.error_reply('ACCOUNT_NOT_FOUND')
+end
+local now = now_ms()
+
+local dedup_window = DEFAULT_DEDUP_WINDOW_S
+local cfg = redis.call('HGET', k.channels, channel)
+if cfg then
+  local _, window = parse_config(cfg)
+  dedup_window = window
+elseif redis.call('HLEN', k.channels) >= max_channels then
+  return redis.error_reply('CHANNEL_LIMIT ' .. max_channels)
+end
+
+-- First pass: sizes and dedup hits, so that nothing is written if a limit trips.
+local ids = {}
+local fresh = {}
+local seen = {}
+local total = 0
+for i = 1, n do
+  local base = 5 + (i - 1) * 8
+  local size = tonumber(ARGV[base + 3])
+  if size > MAX_STORED_MESSAGE then
+    return redis.error_reply('MESSAGE_TOO_LARGE ' .. (i - 1))
+  end
+  local dedup_id = ARGV[base + 5]
+  local duplicate_of = nil
+  if dedup_id ~= '' then
+    duplicate_of = seen[dedup_id]
+    if duplicate_of == nil then
+      local expires = redis.call('ZSCORE', ch.dx, dedup_id)
+      if expires and tonumber(expires) > now then
+        duplicate_of = redis.call('HGET', ch.d, dedup_id)
+      end
+    end
+  end
+  if duplicate_of then
+    ids[i] = duplicate_of
+  else
+    ids[i] = ARGV[base + 1]
+    if dedup_id ~= '' then seen[dedup_id] = ids[i] end
+    fresh[#fresh + 1] = i
+    total = total + size
+  end
+end
+
+if #fresh == 0 then
+  return { ids, false }
+end
+local used = tonumber(redis.call('HGET', k.account, 'storage_bytes') or '0')
+if used + total > max_storage then
+  return redis.error_reply('STORAGE_LIMIT ' .. max_storage)
+end
+if not cfg then
+  redis.call('HSET', k.channels, channel,
+    format_config(DEFAULT_MAX_ATTEMPTS, DEFAULT_DEDUP_WINDOW_S, '', now))
+end
+
+local last_seq = redis.call('HINCRBY', k.account, 'seq', #fresh)
+local seq_base = last_seq - #fresh
+local expire = now + retention
+local available_now = false
+local earliest_delay = false
+for j, i in ipairs(fresh) do
+  local base = 5 + (i - 1) * 8
+  local seq = string.format('%012x', seq_base + j)
+  local delay = tonumber(ARGV[base + 2])
+  local rec = '0||' .. ARGV[base + 1] .. '|' .. now .. '|' .. expire .. '|' .. ARGV[base + 3] .. '|' ..
+    ARGV[base + 4] .. '|' .. ARGV[base + 6] .. '|||' .. ARGV[base + 7] .. ARGV[base + 8]
+  redis.call('HSET', ch.m, seq, rec)
+  redis.call('ZADD', ch.q, now + delay, seq)
+  redis.call('ZADD', ch.x, expire, seq)
+  if delay > 0 then
+    earliest_delay = min_due(earliest_delay, now + delay)
+  else
+    available_now = true
+  end
+  local dedup_id = ARGV[base + 5]
+  if dedup_id ~= '' then
+    redis.call('HSET', ch.d, dedup_id, ARGV[base + 1])
+    redis.call('ZADD', ch.dx, now + dedup_window * 1000, dedup_id)
+    earliest_delay = min_due(earliest_delay, now + dedup_window * 1000)
+  end
+end
+redis.call('HINCRBY', k.account, 'storage_bytes', total)
+redis.call('HINCRBY', k.usage, channel, total)
+
+local lowered = schedule(k.timers, channel, min_due(earliest_delay, expire))
+if available_now then
+  redis.call('SPUBLISH', k.events, 'n ' .. channel)
+end
+return { ids, lowered }

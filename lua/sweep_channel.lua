@@ -1,0 +1,120 @@
+--[[
+sweep_channel: do the time-driven work that has come due on one channel, and
+set the channel's timer to its next due time.
+  - leases that ended: re-queued (available at their deadline), or, after the
+    last delivery, dead-lettered or discarded;
+  - delays and retries that ended: announced with a new_message event;
+  - messages past their retention: deleted, their storage freed;
+  - dedup entries past their window: forgotten.
+At most `limit` items of each kind per call; if more remain, the timer stays due.
+KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
+KEYS[7..12]  channel keys of the channel
+KEYS[13..18] channel keys of its dead-letter channel (the channel's own again when none)
+ARGV[1] channel id
+ARGV[2] the dead-letter channel the caller passed keys for ('' for none)
+ARGV[3] max_channels of the plan
+ARGV[4] limit (integer)
+Returns: { account_next_due_ms or false, requeued, dead_lettered, discarded, expired }
+Errors:  STALE_CONFIG <dead_letter_channel> when ARGV[2] is not the configured one.
+]]
+local k = account_keys(1)
+local ch = channel_keys(7)
+local dl = channel_keys(13)
+local channel = ARGV[1]
+local max_channels = tonumber(ARGV[3])
+local limit = tonumber(ARGV[4])
+local now = now_ms()
+
+local function account_next_due()
+  local first = redis.call('ZRANGE', k.timers, 0, 0, 'WITHSCORES')
+  if first[2] == nil then return false end
+  return tonumber(first[2])
+end
+
+local cfg = redis.call('HGET', k.channels, channel)
+local timer = redis.call('ZSCORE', k.timers, channel)
+if not cfg or not timer then
+  redis.call('ZREM', k.timers, channel)
+  return { account_next_due(), 0, 0, 0, 0 }
+end
+local max_attempts, _, dlq = parse_config(cfg)
+local stale = check_dlq(dlq, ARGV[2])
+if stale then return stale end
+if dlq == '' then dl = nil end
+
+local requeued, dead_lettered, discarded, expired = 0, 0, 0, 0
+local more = false
+
+-- Messages that became available since the timer was set (delays, retries).
+local became_available = redis.call('ZCOUNT', ch.q, timer, now) > 0
+
+local ended = redis.call('ZRANGEBYSCORE', ch.f, '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit)
+if #ended == limit * 2 then more = true end
+for i = 1, #ended, 2 do
+  local seq, deadline = ended[i], ended[i + 1]
+  local rec = redis.call('HGET', ch.m, seq)
+  if not rec then
+    redis.call('ZREM', ch.f, seq)
+  else
+    local attempts = record_head(rec)
+    if attempts >= max_attempts then
+      if dead_letter(k, ch, dl, channel, dlq, seq, rec, attempts, now, max_channels) == 'discarded' then
+        discarded = discarded + 1
+      else
+        dead_lettered = dead_lettered + 1
+      end
+    else
+      redis.call('ZREM', ch.f, seq)
+      redis.call('ZADD', ch.q, deadline, seq)
+      requeued = requeued + 1
+    end
+  end
+end
+
+local old = redis.call('ZRANGEBYSCORE', ch.x, '-inf', now, 'LIMIT', 0, limit)
+if #old == limit then more = true end
+for _, seq in ipairs(old) do
+  local rec = redis.call('HGET', ch.m, seq)
+  if rec then
+    local _, _, rest = record_head(rec)
+    local _, _, _, size = record_fields(rec, rest)
+    remove_message(k, ch, channel, seq, tonumber(size))
+    expired = expired + 1
+  else
+    redis.call('ZREM', ch.x, seq)
+  end
+end
+
+local forgotten = redis.call('ZRANGEBYSCORE', ch.dx, '-inf', now, 'LIMIT', 0, limit)
+if #forgotten == limit then more = true end
+for _, dedup_id in ipairs(forgotten) do
+  redis.call('HDEL', ch.d, dedup_id)
+  redis.call('ZREM', ch.dx, dedup_id)
+end
+
+-- The channel's next due time: the first future delay, lease end, expiry or dedup end.
+local next_due = false
+if more then
+  next_due = now
+else
+  local function first_score(key, min)
+    local r = redis.call('ZRANGEBYSCORE', key, min, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+    if r[2] then return tonumber(r[2]) end
+    return false
+  end
+  local after = '(' .. now
+  next_due = min_due(next_due, first_score(ch.q, after))
+  next_due = min_due(next_due, first_score(ch.f, '-inf'))
+  next_due = min_due(next_due, first_score(ch.x, '-inf'))
+  next_due = min_due(next_due, first_score(ch.dx, '-inf'))
+end
+if next_due then
+  redis.call('ZADD', k.timers, next_due, channel)
+else
+  redis.call('ZREM', k.timers, channel)
+end
+
+if became_available or requeued > 0 then
+  redis.call('SPUBLISH', k.events, 'n ' .. channel)
+end
+return { account_next_due(), requeued, dead_lettered, discarded, expired }

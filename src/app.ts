@@ -1,0 +1,104 @@
+/**
+ * buildApp(deps): the whole service over one Redis connection, without
+ * listening. Two instances over one Redis behave as one service.
+ */
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import type { Config } from './config';
+import { adminRouter } from './http/admin';
+import { rawBody } from './http/body';
+import { channelsRouter } from './http/channels';
+import type { HttpDeps } from './http/context';
+import { errorHandler, unknownRoute } from './http/errorHandler';
+import { healthRouter } from './http/health';
+import { messagesRouter } from './http/messages';
+import { requestLog } from './http/requestLog';
+import { Metrics } from './metrics';
+import { PlanResolver } from './plans';
+import { EventHub } from './store/events';
+import { createStore } from './store/index';
+import { duplicateForSubscriber, connectRedis, type RedisClient } from './store/redis';
+import { loadScripts } from './store/scripts';
+import { Sweeper } from './store/sweeper';
+import type { Store } from './store/types';
+import { ChannelWaiters } from './store/waiters';
+
+export interface AppDeps {
+  config: Readonly<Config>;
+  redis: RedisClient;
+  logger: Logger;
+  metrics?: Metrics;
+}
+
+export interface RelayApp {
+  app: Express;
+  store: Store;
+  events: EventHub;
+  plans: PlanResolver;
+  metrics: Metrics;
+  sweeper: Sweeper;
+  deps: HttpDeps;
+  /** Loads the scripts, connects the subscriber, starts the sweeper. */
+  start(): Promise<void>;
+  /** Marks the app as shutting down (readiness fails). */
+  beginShutdown(): void;
+  /** Stops the sweeper and closes the subscriber connection (not the main one). */
+  close(): Promise<void>;
+}
+
+export function buildApp({ config, redis, logger, metrics = new Metrics() }: AppDeps): RelayApp {
+  const { store, context } = createStore(redis, metrics);
+  const plans = new PlanResolver(config.plans, config.defaultPlan);
+  const subscriber = duplicateForSubscriber(redis);
+  const events = new EventHub(subscriber, logger);
+  const waiters = new ChannelWaiters(events);
+  const sweeper = new Sweeper(context, plans, logger, config.sweepIntervalMs);
+  let shuttingDown = false;
+
+  const deps: HttpDeps = {
+    config,
+    store,
+    plans,
+    logger,
+    metrics,
+    waiters,
+    isShuttingDown: () => shuttingDown,
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'simple');
+  app.use(requestLog(logger, metrics));
+  app.use(healthRouter(deps));
+  app.use(rawBody);
+  app.use(messagesRouter(deps));
+  app.use(channelsRouter(deps));
+  if (config.adminToken) app.use(adminRouter(deps, config.adminToken));
+  app.use(unknownRoute);
+  app.use(errorHandler(logger));
+
+  return {
+    app,
+    store,
+    events,
+    plans,
+    metrics,
+    sweeper,
+    deps,
+    async start() {
+      await connectRedis(redis);
+      await loadScripts(redis);
+      await connectRedis(subscriber);
+      sweeper.start();
+    },
+    beginShutdown() {
+      shuttingDown = true;
+    },
+    async close() {
+      shuttingDown = true;
+      await sweeper.stop();
+      subscriber.disconnect();
+    },
+  };
+}

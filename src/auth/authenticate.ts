@@ -1,0 +1,65 @@
+/**
+ * Turns an Authorization header into the caller's account, scope and plan, or
+ * a 401. Used alike by HTTP requests and WebSocket upgrades. The token is read
+ * from Redis on every request, so a revocation takes effect on every pod from
+ * the next request on.
+ */
+import { forbidden, unauthorized } from '../errors';
+import type { PlanResolver } from '../plans';
+import type { AccountStore, PlanLimits } from '../store/types';
+import { hashSecret, parseToken, safeEqual } from './tokens';
+
+export interface AuthContext {
+  accountId: string;
+  tokenId: string;
+  /** channels the token may use; null = every channel of the account */
+  channels: string[] | null;
+  role: 'relay' | 'owner';
+  expiresMs: number | null;
+  plan: string;
+  limits: PlanLimits;
+}
+
+const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+
+/** The token of a `Bearer <token>` header; the scheme is case-insensitive (RFC 7235). */
+export function bearerToken(header: string | undefined): string {
+  if (header === undefined || header.trim() === '') {
+    throw unauthorized('missing Authorization header; send Authorization: Bearer <token>');
+  }
+  const match = BEARER.exec(header);
+  if (!match) throw unauthorized('malformed Authorization header; expected Bearer <token>');
+  return match[1];
+}
+
+export async function authenticate(
+  header: string | undefined,
+  accounts: AccountStore,
+  plans: PlanResolver,
+): Promise<AuthContext> {
+  const parsed = parseToken(bearerToken(header));
+  if (!parsed) throw unauthorized('invalid token');
+  const { token, plan } = await accounts.lookupToken(parsed.accountId, parsed.tokenId);
+  if (!token || plan === null || !safeEqual(hashSecret(parsed.secret), token.hash)) {
+    throw unauthorized('invalid or revoked token');
+  }
+  if (token.expires_ms !== null && token.expires_ms <= Date.now()) {
+    throw unauthorized('token has expired');
+  }
+  return {
+    accountId: parsed.accountId,
+    tokenId: token.id,
+    channels: token.channels,
+    role: token.role ?? 'relay',
+    expiresMs: token.expires_ms,
+    plan,
+    limits: plans.limits(plan),
+  };
+}
+
+/** 403 unless the token may use the channel. */
+export function checkChannelScope(auth: AuthContext, channel: string): void {
+  if (auth.channels !== null && !auth.channels.includes(channel)) {
+    throw forbidden(`this token may not use channel ${channel}`);
+  }
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+/** The relayq command line: `relayq serve`, and the operator and client commands. */
+import { Command } from 'commander';
+import { serve } from './serve';
+
+const program = new Command();
+program
+  .name('relayq')
+  .description('relayq: a self-hostable message relay queue')
+  .showHelpAfterError();
+
+program
+  .command('serve')
+  .description('run the service (settings come from the environment; see README)')
+  .action(serve);
+
+program.parseAsync(process.argv).catch((err) => {
+  process.stderr.write(`relayq: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,143 @@
+/**
+ * The operator API (decisions.md "Operator API"): accounts and their tokens.
+ * Mounted only when RELAY_ADMIN_TOKEN is set; otherwise every path is a 404.
+ */
+import { Router, type Request } from 'express';
+import { authenticate } from '../auth/authenticate';
+import { formatToken, hashSecret, newSecret, newTokenId, safeEqual } from '../auth/tokens';
+import { AppError, badRequest, forbidden, notFound, unauthorized } from '../errors';
+import { describeIdRule, isValidId } from '../schemas/ids';
+import {
+  validateAccountCreate,
+  validateAccountPatch,
+  validateTokenCreate,
+} from '../schemas/requests';
+import type { AccountStore, TokenRecord } from '../store/types';
+import type { PlanResolver } from '../plans';
+import { bearerToken } from '../auth/authenticate';
+import { objectBody } from './body';
+import type { HttpDeps } from './context';
+import { resource } from './route';
+
+/** The token as shown to its owner: everything but the hash. */
+export function publicToken(token: TokenRecord): Omit<TokenRecord, 'hash'> {
+  const { hash: _hash, ...shown } = token;
+  return shown;
+}
+
+/** Creates a token for an account and returns it with its secret (shown only here). */
+export async function issueToken(
+  accounts: AccountStore,
+  accountId: string,
+  input: {
+    name?: string;
+    channels?: string[];
+    expires_in_seconds?: number;
+    role?: 'relay' | 'owner';
+  },
+): Promise<Omit<TokenRecord, 'hash'> & { token: string }> {
+  const id = newTokenId();
+  const secret = newSecret();
+  const now = Date.now();
+  const record: TokenRecord = {
+    id,
+    name: input.name ?? null,
+    channels: input.channels ? [...new Set(input.channels)] : null,
+    expires_ms: input.expires_in_seconds ? now + input.expires_in_seconds * 1000 : null,
+    created_ms: now,
+    role: input.role ?? 'relay',
+    hash: hashSecret(secret),
+  };
+  await accounts.createToken(accountId, record);
+  return { ...publicToken(record), token: formatToken(accountId, id, secret) };
+}
+
+function accountParam(req: Request): string {
+  const id = String(req.params.accountId);
+  if (!isValidId(id)) throw badRequest(describeIdRule('accountId'));
+  return id;
+}
+
+function checkPlan(plans: PlanResolver, plan: string): void {
+  if (!plans.has(plan)) throw badRequest(`plan must be one of ${plans.names().join(', ')}`);
+}
+
+export function adminRouter(deps: HttpDeps, adminToken: string): Router {
+  const router = Router();
+  const { store, plans, config } = deps;
+  const accounts = store.accounts;
+
+  /** Admin token: go on. A valid relay token: 403. Anything else: 401. */
+  router.use('/v1/admin', async (req, _res, next) => {
+    const token = bearerToken(req.headers.authorization);
+    if (safeEqual(token, adminToken)) return next();
+    let isRelayToken = false;
+    try {
+      await authenticate(req.headers.authorization, accounts, plans);
+      isRelayToken = true;
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status !== 401) throw err;
+    }
+    if (isRelayToken)
+      throw forbidden('the operator API needs the admin token; relay tokens may not use it');
+    throw unauthorized('invalid admin token');
+  });
+
+  resource(router, '/v1/admin/accounts', {
+    post: async (req) => {
+      const input = validateAccountCreate(objectBody(req.body));
+      const plan = input.plan ?? config.defaultPlan;
+      checkPlan(plans, plan);
+      const account = await accounts.create(input.id, plan);
+      return { id: account.id, plan: account.plan, created_ms: account.created_ms };
+    },
+  });
+
+  resource(router, '/v1/admin/accounts/:accountId', {
+    get: async (req) => {
+      const id = accountParam(req);
+      const account = await accounts.get(id);
+      if (!account) throw notFound(`account ${id} does not exist`);
+      return { ...account, limits: plans.limits(account.plan) };
+    },
+    patch: async (req) => {
+      const id = accountParam(req);
+      const input = validateAccountPatch(objectBody(req.body));
+      checkPlan(plans, input.plan);
+      const account = await accounts.setPlan(id, input.plan);
+      return { ...account, limits: plans.limits(account.plan) };
+    },
+    delete: async (req) => {
+      const id = accountParam(req);
+      await accounts.remove(id);
+      return { id, deleted: true };
+    },
+  });
+
+  resource(router, '/v1/admin/accounts/:accountId/tokens', {
+    post: async (req) => {
+      const id = accountParam(req);
+      const input = validateTokenCreate(objectBody(req.body));
+      return issueToken(accounts, id, input);
+    },
+    get: async (req) => {
+      const id = accountParam(req);
+      const tokens = await accounts.listTokens(id);
+      if (!tokens) throw notFound(`account ${id} does not exist`);
+      return { tokens: tokens.map(publicToken) };
+    },
+  });
+
+  resource(router, '/v1/admin/accounts/:accountId/tokens/:tokenId', {
+    delete: async (req) => {
+      const id = accountParam(req);
+      const tokenId = String(req.params.tokenId);
+      if (!/^[0-9a-f]{16}$/.test(tokenId))
+        throw notFound(`token ${tokenId} does not exist in account ${id}`);
+      await accounts.revokeToken(id, tokenId);
+      return { id: tokenId, revoked: true };
+    },
+  });
+
+  return router;
+}

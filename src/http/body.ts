@@ -1,0 +1,91 @@
+/**
+ * Request bodies: read as raw bytes whatever Content-Type says (so that
+ * `curl -d '{"body":1}'` works), then decoded as strict UTF-8 and parsed as
+ * JSON here, with nesting and number range checked. Every failure is a 400
+ * (or 413 over the size limit) in the envelope.
+ */
+import express, { type RequestHandler } from 'express';
+import { AppError, badRequest } from '../errors';
+import { LIMITS } from '../schemas/requests';
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+export const rawBody: RequestHandler = express.raw({
+  type: () => true,
+  limit: LIMITS.maxRequestBytes,
+});
+
+/** Throws a 400 if the value nests deeper than maxDepth or holds a number JSON cannot carry. */
+function inspect(value: unknown, depth: number): void {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value))
+      throw badRequest('request body holds a number too large to represent');
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  if (depth > LIMITS.maxJsonDepth) {
+    throw badRequest(`request body is nested deeper than ${LIMITS.maxJsonDepth} levels`);
+  }
+  if (Array.isArray(value)) {
+    for (const item of value) inspect(item, depth + 1);
+  } else {
+    for (const key of Object.keys(value))
+      inspect((value as Record<string, unknown>)[key], depth + 1);
+  }
+}
+
+/** The request's JSON body, or undefined when there is none. */
+export function jsonBody(buffer: unknown): unknown {
+  if (!Buffer.isBuffer(buffer) || buffer.length === 0) return undefined;
+  let text: string;
+  try {
+    text = decoder.decode(buffer);
+  } catch {
+    throw badRequest('request body is not valid UTF-8');
+  }
+  if (text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw badRequest('request body is not valid JSON');
+  }
+  inspect(value, 1);
+  return value;
+}
+
+/** The body as a JSON object ({} when absent); anything else is a 400. */
+export function objectBody(buffer: unknown): Record<string, unknown> {
+  const value = jsonBody(buffer);
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw badRequest('request body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Maps body-parser's errors (size, encoding, aborted) to envelope errors. */
+export function bodyParserError(err: unknown): AppError | null {
+  const e = err as { type?: string; status?: number };
+  if (!e || typeof e.type !== 'string') return null;
+  switch (e.type) {
+    case 'entity.too.large':
+      return new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `request body is over the ${LIMITS.maxRequestBytes}-byte limit`,
+      );
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return badRequest(
+        'request body encoding is not supported; send plain or gzip-encoded UTF-8 JSON',
+      );
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return badRequest('request body was incomplete');
+    default:
+      return e.status && e.status >= 400 && e.status < 500
+        ? badRequest('request body could not be read')
+        : null;
+  }
+}

@@ -1,0 +1,207 @@
+/** The spec's message endpoints (send, batch, pull, ack) and the extensions (extend, purge, redrive). */
+import crypto from 'node:crypto';
+import { Router, type Request } from 'express';
+import { authenticate, checkChannelScope, type AuthContext } from '../auth/authenticate';
+import { AppError, badRequest } from '../errors';
+import { describeIdRule, isValidId } from '../schemas/ids';
+import {
+  LIMITS,
+  type MessageInput,
+  validateAck,
+  validateBatch,
+  validateExtend,
+  validateMessage,
+  validatePull,
+  validateRedrive,
+} from '../schemas/requests';
+import type { NewMessage, PullResult } from '../store/types';
+import { objectBody } from './body';
+import type { HttpDeps } from './context';
+import { RawJson, resource } from './route';
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Checks a validated message's content type against its body and measures it. */
+export function toNewMessage(
+  input: MessageInput,
+  defaultDelay: number | undefined,
+  where: string,
+): NewMessage {
+  const contentType = input.content_type ?? 'json';
+  const field = where === '' ? 'body' : `${where}.body`;
+  if (contentType === 'text' && typeof input.body !== 'string') {
+    throw badRequest(`${field} must be a string when content_type is text`);
+  }
+  if (
+    (contentType === 'bytes' || contentType === 'v8') &&
+    (typeof input.body !== 'string' || !BASE64.test(input.body))
+  ) {
+    throw badRequest(`${field} must be a base64 string when content_type is ${contentType}`);
+  }
+  const bodyJson = JSON.stringify(input.body);
+  const metadataJson = JSON.stringify(input.metadata ?? {});
+  const size = Buffer.byteLength(bodyJson) + Buffer.byteLength(metadataJson);
+  if (size > LIMITS.maxMessageBytes) {
+    throw new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `${where === '' ? 'message' : where} is ${size} bytes; the limit is ${LIMITS.maxMessageBytes} bytes (body + metadata)`,
+    );
+  }
+  const delaySeconds = input.delay_seconds ?? defaultDelay ?? 0;
+  return {
+    id: crypto.randomUUID(),
+    delayMs: Math.round(delaySeconds * 1000),
+    size,
+    contentType,
+    dedupId: input.dedup_id ?? null,
+    metadataJson,
+    bodyJson,
+  };
+}
+
+export function channelParam(req: Request): string {
+  const channel = String(req.params.channelId);
+  if (!isValidId(channel)) throw badRequest(describeIdRule('channelId'));
+  return channel;
+}
+
+export function messagesRouter(deps: HttpDeps): Router {
+  const router = Router();
+  const { store, plans } = deps;
+
+  /** Authenticates, checks the channel id and the token's scope. */
+  async function channelRequest(req: Request): Promise<{ auth: AuthContext; channel: string }> {
+    const auth = await authenticate(req.headers.authorization, store.accounts, plans);
+    const channel = channelParam(req);
+    checkChannelScope(auth, channel);
+    return { auth, channel };
+  }
+
+  const pullJson = (r: PullResult) =>
+    new RawJson(`{"message_backlog_count":${r.backlogCount},"messages":[${r.messages.join(',')}]}`);
+
+  const base = '/v1/relay/channels/:channelId/messages';
+
+  resource(router, base, {
+    post: async (req) => {
+      const { auth, channel } = await channelRequest(req);
+      const message = toNewMessage(validateMessage(objectBody(req.body)), undefined, '');
+      const [id] = await store.queue.send(auth.accountId, channel, auth.limits, [message]);
+      return { id };
+    },
+  });
+
+  resource(router, `${base}/batch`, {
+    post: async (req) => {
+      const { auth, channel } = await channelRequest(req);
+      const input = validateBatch(objectBody(req.body));
+      const messages = input.messages.map((m, i) =>
+        toNewMessage(m, input.delay_seconds, `messages[${i}]`),
+      );
+      const ids = await store.queue.send(auth.accountId, channel, auth.limits, messages);
+      return { ids };
+    },
+  });
+
+  resource(router, `${base}/pull`, {
+    post: async (req, res) => {
+      const { auth, channel } = await channelRequest(req);
+      const input = validatePull(objectBody(req.body));
+      const options = {
+        visibilityTimeoutMs: input.visibility_timeout_ms ?? LIMITS.defaultVisibilityMs,
+        batchSize: input.batch_size ?? LIMITS.defaultPullBatch,
+      };
+      const pull = () => store.queue.pull(auth.accountId, channel, auth.limits, options);
+      const waitMs = input.wait_ms ?? 0;
+      if (waitMs === 0) return pullJson(await pull());
+      const gone = new AbortController();
+      res.on('close', () => gone.abort());
+      const result = await deps.waiters.waitFor(
+        auth.accountId,
+        channel,
+        waitMs,
+        gone.signal,
+        async () => {
+          const r = await pull();
+          return { done: r.messages.length > 0, value: r };
+        },
+      );
+      return pullJson(result);
+    },
+  });
+
+  resource(router, `${base}/ack`, {
+    post: async (req) => {
+      const { auth, channel } = await channelRequest(req);
+      const input = validateAck(objectBody(req.body));
+      if (input.lease_ids === undefined && input.retries === undefined) {
+        throw badRequest('required field lease_ids is missing');
+      }
+      const retries = (input.retries ?? []).map((r) => ({
+        leaseId: r.lease_id,
+        delayMs: Math.round((r.delay_seconds ?? 0) * 1000),
+      }));
+      const result = await store.queue.ack(
+        auth.accountId,
+        channel,
+        auth.limits,
+        input.lease_ids ?? [],
+        retries,
+      );
+      return input.retries === undefined
+        ? { acked_count: result.ackedCount }
+        : { acked_count: result.ackedCount, retried_count: result.retriedCount };
+    },
+  });
+
+  resource(router, `${base}/extend`, {
+    post: async (req) => {
+      const { auth, channel } = await channelRequest(req);
+      const input = validateExtend(objectBody(req.body));
+      const extended = await store.queue.extend(
+        auth.accountId,
+        channel,
+        input.lease_ids,
+        input.visibility_timeout_ms ?? LIMITS.defaultVisibilityMs,
+      );
+      return { extended_count: extended };
+    },
+  });
+
+  resource(router, `${base}/purge`, {
+    post: async (req) => {
+      const { auth, channel } = await channelRequest(req);
+      objectBody(req.body);
+      return { purged_count: await store.channels.purge(auth.accountId, channel) };
+    },
+  });
+
+  resource(router, `${base}/redrive`, {
+    post: async (req) => {
+      const { auth, channel } = await channelRequest(req);
+      const input = validateRedrive(objectBody(req.body));
+      if (input.to !== undefined) {
+        checkChannelScope(auth, input.to);
+        if (input.to === channel)
+          throw badRequest('to must name another channel than the one redriven');
+      }
+      const moved = await store.channels.redrive(
+        auth.accountId,
+        channel,
+        auth.limits,
+        input.to ?? null,
+        input.max ?? LIMITS.defaultRedrive,
+      );
+      return { moved_count: moved };
+    },
+  });
+
+  resource(router, `${base}/subscribe`, {
+    get: async (req) => {
+      await channelRequest(req);
+      throw badRequest('this endpoint needs a WebSocket upgrade (Upgrade: websocket)');
+    },
+  });
+
+  return router;
+}

@@ -1,0 +1,65 @@
+/**
+ * Prometheus metrics on a registry of our own (never prom-client's global one),
+ * so that two app instances in one process keep separate counts. Label sets are
+ * bounded: routes are templates, never raw paths or channel ids.
+ */
+import client from 'prom-client';
+
+export type MessageEvent =
+  'sent' | 'pulled' | 'acked' | 'requeued' | 'retried' | 'dead_lettered' | 'discarded' | 'expired';
+
+export class Metrics {
+  readonly registry = new client.Registry();
+  readonly httpDuration: client.Histogram<'method' | 'route' | 'status'>;
+  readonly messages: client.Counter<'event'>;
+  readonly scriptDuration: client.Histogram<'script'>;
+  readonly scriptErrors: client.Counter<'script'>;
+  readonly wsConnections: client.Gauge;
+  readonly wsSubscriptions: client.Gauge;
+
+  constructor(options: { collectDefaults?: boolean } = {}) {
+    if (options.collectDefaults !== false) {
+      client.collectDefaultMetrics({ register: this.registry, prefix: 'relayq_' });
+    }
+    this.httpDuration = new client.Histogram({
+      name: 'relayq_http_request_duration_seconds',
+      help: 'HTTP request duration by route template and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25],
+      registers: [this.registry],
+    });
+    this.messages = new client.Counter({
+      name: 'relayq_messages_total',
+      help: 'Messages by lifecycle event: sent, pulled, acked, requeued, retried, dead_lettered, discarded, expired',
+      labelNames: ['event'],
+      registers: [this.registry],
+    });
+    this.scriptDuration = new client.Histogram({
+      name: 'relayq_redis_script_duration_seconds',
+      help: 'Duration of Redis Lua script calls',
+      labelNames: ['script'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers: [this.registry],
+    });
+    this.scriptErrors = new client.Counter({
+      name: 'relayq_redis_script_errors_total',
+      help: 'Redis script calls that failed for reasons other than a business rule (unreachable, timeout, bug)',
+      labelNames: ['script'],
+      registers: [this.registry],
+    });
+    this.wsConnections = new client.Gauge({
+      name: 'relayq_websocket_connections',
+      help: 'Open WebSocket connections on this pod',
+      registers: [this.registry],
+    });
+    this.wsSubscriptions = new client.Gauge({
+      name: 'relayq_websocket_subscriptions',
+      help: 'Channel subscriptions held by open WebSocket connections on this pod',
+      registers: [this.registry],
+    });
+  }
+
+  count(event: MessageEvent, n: number): void {
+    if (n > 0) this.messages.inc({ event }, n);
+  }
+}

@@ -1,0 +1,175 @@
+/** Request body schemas of every endpoint, compiled once. */
+import { ID_PATTERN_SOURCE } from './ids';
+import { compile } from './validate';
+
+export const LIMITS = {
+  maxDelaySeconds: 86_400,
+  minVisibilityMs: 1_000,
+  maxVisibilityMs: 43_200_000,
+  defaultVisibilityMs: 30_000,
+  maxPullBatch: 100,
+  defaultPullBatch: 10,
+  maxBatchMessages: 100,
+  maxLeaseIds: 100,
+  maxWaitMs: 20_000,
+  maxMessageBytes: 131_072,
+  maxRequestBytes: 1_048_576,
+  maxDedupIdChars: 128,
+  maxAttempts: 100,
+  maxDedupWindowSeconds: 86_400,
+  defaultDedupWindowSeconds: 300,
+  maxRedrive: 100_000,
+  defaultRedrive: 1_000,
+  maxJsonDepth: 128,
+} as const;
+
+export const CONTENT_TYPES = ['json', 'text', 'bytes', 'v8'] as const;
+export type ContentType = (typeof CONTENT_TYPES)[number];
+
+const channelId = { type: 'string', pattern: ID_PATTERN_SOURCE };
+const delaySeconds = { type: 'number', minimum: 0, maximum: LIMITS.maxDelaySeconds };
+const visibility = {
+  type: 'integer',
+  minimum: LIMITS.minVisibilityMs,
+  maximum: LIMITS.maxVisibilityMs,
+};
+const leaseIds = {
+  type: 'array',
+  maxItems: LIMITS.maxLeaseIds,
+  items: { type: 'string', maxLength: 256 },
+};
+
+const messageProperties = {
+  body: {},
+  content_type: { type: 'string', enum: CONTENT_TYPES },
+  delay_seconds: delaySeconds,
+  metadata: { type: 'object' },
+  dedup_id: { type: 'string', minLength: 1, maxLength: LIMITS.maxDedupIdChars },
+};
+
+const messageSchema = {
+  type: 'object',
+  required: ['body'],
+  additionalProperties: false,
+  properties: messageProperties,
+};
+
+export interface MessageInput {
+  body: unknown;
+  content_type?: ContentType;
+  delay_seconds?: number;
+  metadata?: Record<string, unknown>;
+  dedup_id?: string;
+}
+
+export const validateMessage = compile<MessageInput>(messageSchema);
+
+export const validateBatch = compile<{ messages: MessageInput[]; delay_seconds?: number }>({
+  type: 'object',
+  required: ['messages'],
+  additionalProperties: false,
+  properties: {
+    messages: {
+      type: 'array',
+      minItems: 1,
+      maxItems: LIMITS.maxBatchMessages,
+      items: messageSchema,
+    },
+    delay_seconds: delaySeconds,
+  },
+});
+
+export const validatePull = compile<{
+  visibility_timeout_ms?: number;
+  batch_size?: number;
+  wait_ms?: number;
+}>({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    visibility_timeout_ms: visibility,
+    batch_size: { type: 'integer', minimum: 1, maximum: LIMITS.maxPullBatch },
+    wait_ms: { type: 'integer', minimum: 0, maximum: LIMITS.maxWaitMs },
+  },
+});
+
+export const validateAck = compile<{
+  lease_ids?: string[];
+  retries?: { lease_id: string; delay_seconds?: number }[];
+}>({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    lease_ids: leaseIds,
+    retries: {
+      type: 'array',
+      maxItems: LIMITS.maxLeaseIds,
+      items: {
+        type: 'object',
+        required: ['lease_id'],
+        additionalProperties: false,
+        properties: { lease_id: { type: 'string', maxLength: 256 }, delay_seconds: delaySeconds },
+      },
+    },
+  },
+});
+
+export const validateExtend = compile<{ lease_ids: string[]; visibility_timeout_ms?: number }>({
+  type: 'object',
+  required: ['lease_ids'],
+  additionalProperties: false,
+  properties: { lease_ids: leaseIds, visibility_timeout_ms: visibility },
+});
+
+export const validateChannelConfig = compile<{
+  dead_letter_channel?: string | null;
+  max_attempts?: number;
+  dedup_window_seconds?: number;
+}>({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    dead_letter_channel: { type: ['string', 'null'], pattern: ID_PATTERN_SOURCE },
+    max_attempts: { type: 'integer', minimum: 1, maximum: LIMITS.maxAttempts },
+    dedup_window_seconds: { type: 'integer', minimum: 1, maximum: LIMITS.maxDedupWindowSeconds },
+  },
+});
+
+export const validateRedrive = compile<{ to?: string; max?: number }>({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    to: channelId,
+    max: { type: 'integer', minimum: 1, maximum: LIMITS.maxRedrive },
+  },
+});
+
+export const validateAccountCreate = compile<{ id: string; plan?: string }>({
+  type: 'object',
+  required: ['id'],
+  additionalProperties: false,
+  properties: { id: channelId, plan: { type: 'string', minLength: 1, maxLength: 64 } },
+});
+
+export const validateAccountPatch = compile<{ plan: string }>({
+  type: 'object',
+  required: ['plan'],
+  additionalProperties: false,
+  properties: { plan: { type: 'string', minLength: 1, maxLength: 64 } },
+});
+
+export const validateTokenCreate = compile<{
+  name?: string;
+  channels?: string[];
+  expires_in_seconds?: number;
+  role?: 'relay' | 'owner';
+}>({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 128 },
+    channels: { type: 'array', minItems: 1, maxItems: 100, items: channelId },
+    expires_in_seconds: { type: 'integer', minimum: 1, maximum: 10 * 365 * 86_400 },
+    role: { type: 'string', enum: ['relay', 'owner'] },
+  },
+});

@@ -1,0 +1,155 @@
+/** Channel listing, configuration, purge, delete and redrive. */
+import { AppError, notFound } from '../errors';
+import type { StoreContext } from './context';
+import { accountKeyList, channelKeyList } from './keys';
+import { scriptFailure } from './storeErrors';
+import type { ChannelConfig, ChannelStats, ChannelStore, PlanLimits } from './types';
+
+const REDRIVE_SCAN = 10_000;
+
+function parseConfig(config: string): ChannelConfig {
+  const [maxAttempts, dedupWindow, dlq] = config.split('|');
+  return {
+    dead_letter_channel: dlq === '' ? null : dlq,
+    max_attempts: Number(maxAttempts),
+    dedup_window_seconds: Number(dedupWindow),
+  };
+}
+
+function channelNotFound(channel: string): AppError {
+  return notFound(`channel ${channel} does not exist`);
+}
+
+function mapChannelErrors(err: unknown, channel: string, limits?: PlanLimits): unknown {
+  const failure = scriptFailure(err);
+  if (failure?.code === 'CHANNEL_NOT_FOUND') return channelNotFound(channel);
+  if (failure?.code === 'CHANNEL_LIMIT' && limits) {
+    return new AppError(
+      'FORBIDDEN',
+      `channel limit reached: the plan allows at most ${limits.max_channels} channels`,
+    );
+  }
+  if (failure?.code === 'ACCOUNT_NOT_FOUND')
+    return new AppError('UNAUTHORIZED', "the token's account no longer exists");
+  return err;
+}
+
+export function createChannelStore(ctx: StoreContext): ChannelStore {
+  const keysOf = (account: string, channel: string) => [
+    ...accountKeyList(account),
+    ...channelKeyList(account, channel),
+  ];
+
+  const statsOf = (
+    id: string,
+    reply: [number, number, number, number, number | null, string],
+  ): ChannelStats => ({
+    id,
+    queued: reply[0],
+    delayed: reply[1],
+    in_flight: reply[2],
+    storage_bytes: Math.max(0, reply[3]),
+    oldest_message_ms: reply[4] ?? null,
+    config: parseConfig(reply[5]),
+  });
+
+  return {
+    async list(account) {
+      const ids = (await ctx.redis.hkeys(accountKeyList(account)[1])).sort();
+      const stats = await Promise.all(
+        ids.map((id) =>
+          ctx.call<[number, number, number, number, number | null, string] | null>(
+            'channel_stats',
+            keysOf(account, id),
+            [id],
+          ),
+        ),
+      );
+      const out: ChannelStats[] = [];
+      stats.forEach((reply, i) => {
+        if (reply) out.push(statsOf(ids[i], reply));
+      });
+      return out;
+    },
+
+    async get(account, channel) {
+      const reply = await ctx.call<[number, number, number, number, number | null, string] | null>(
+        'channel_stats',
+        keysOf(account, channel),
+        [channel],
+      );
+      return reply ? statsOf(channel, reply) : null;
+    },
+
+    async configure(account, channel, limits, change) {
+      const dlqMode =
+        change.deadLetterChannel === undefined
+          ? 'keep'
+          : change.deadLetterChannel === null
+            ? 'clear'
+            : 'set';
+      try {
+        const config = await ctx.call<string>('channel_configure', accountKeyList(account), [
+          channel,
+          limits.max_channels,
+          change.maxAttempts ?? '',
+          change.dedupWindowSeconds ?? '',
+          dlqMode,
+          change.deadLetterChannel ?? '',
+        ]);
+        return parseConfig(config);
+      } catch (err) {
+        throw mapChannelErrors(err, channel, limits);
+      }
+    },
+
+    async purge(account, channel) {
+      try {
+        return await ctx.call<number>('channel_purge', keysOf(account, channel), [channel]);
+      } catch (err) {
+        throw mapChannelErrors(err, channel);
+      }
+    },
+
+    async remove(account, channel) {
+      try {
+        return await ctx.call<number>('channel_delete', keysOf(account, channel), [channel]);
+      } catch (err) {
+        throw mapChannelErrors(err, channel);
+      }
+    },
+
+    async redrive(account, channel, limits, to, max) {
+      const move = async (target: string, onlyFromTarget: boolean, limit: number) => {
+        try {
+          return await ctx.call<number>(
+            'redrive',
+            [...keysOf(account, channel), ...channelKeyList(account, target)],
+            [channel, target, limit, onlyFromTarget ? '1' : '0', limits.max_channels, REDRIVE_SCAN],
+          );
+        } catch (err) {
+          throw mapChannelErrors(err, channel, limits);
+        }
+      };
+      if (to !== null) return move(to, false, max);
+      if (!(await this.get(account, channel))) throw channelNotFound(channel);
+      let moved = 0;
+      while (moved < max) {
+        const sources = await ctx.call<string[]>('dead_letter_sources', keysOf(account, channel), [
+          REDRIVE_SCAN,
+        ]);
+        const targets = sources.filter((s) => s !== channel);
+        if (targets.length === 0) break;
+        let progress = 0;
+        for (const target of targets) {
+          if (moved >= max) break;
+          const n = await move(target, true, max - moved);
+          moved += n;
+          progress += n;
+        }
+        if (progress === 0) break;
+      }
+      return moved;
+    },
+  };
+}

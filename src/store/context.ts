@@ -1,0 +1,82 @@
+/**
+ * What every store module shares: the script callers (timed and counted), the
+ * global due index, and a small cache of each channel's dead-letter target
+ * (scripts verify it, so a stale entry costs one retry, never a wrong move).
+ */
+import type { Metrics } from '../metrics';
+import { accountKeyList, channelKeyList, systemKeys } from './keys';
+import type { RedisClient } from './redis';
+import type { ScriptName, Scripts } from './scripts';
+import { rethrowStoreError, scriptFailure } from './storeErrors';
+
+const DLQ_CACHE_MAX = 10_000;
+const DLQ_CACHE_TTL_MS = 5_000;
+
+export class StoreContext {
+  private readonly deadLetterTargets = new Map<string, { dlq: string; at: number }>();
+
+  constructor(
+    readonly redis: RedisClient,
+    private readonly scripts: Scripts,
+    readonly metrics: Metrics,
+  ) {}
+
+  /** Calls a script; script error replies are left for the caller to map. */
+  async call<T>(name: ScriptName, keys: string[], args: (string | number)[]): Promise<T> {
+    const end = this.metrics.scriptDuration.startTimer({ script: name });
+    try {
+      return (await this.scripts[name](...keys, ...args)) as T;
+    } catch (err) {
+      if (!scriptFailure(err)) {
+        this.metrics.scriptErrors.inc({ script: name });
+        rethrowStoreError(err);
+      }
+      throw err;
+    } finally {
+      end();
+    }
+  }
+
+  /** After a script lowered an account's earliest timer: make the global index follow. */
+  async lowerDue(account: string, dueMs: number | null): Promise<void> {
+    if (dueMs === null || dueMs === undefined) return;
+    await this.call('lower_due_account', [systemKeys.due], [account, dueMs]);
+  }
+
+  /**
+   * Runs a script that needs the keys of the channel's dead-letter channel.
+   * A script answers STALE_CONFIG <dlq> when the guess was wrong; then the
+   * right keys are passed and the script runs again.
+   */
+  async withDeadLetterKeys<T>(
+    account: string,
+    channel: string,
+    run: (keys: string[], dlq: string) => Promise<T>,
+  ): Promise<T> {
+    const cacheKey = `${account}\u0000${channel}`;
+    const cached = this.deadLetterTargets.get(cacheKey);
+    let dlq = cached && Date.now() - cached.at < DLQ_CACHE_TTL_MS ? cached.dlq : '';
+    for (let attempt = 0; ; attempt++) {
+      const keys = [
+        ...accountKeyList(account),
+        ...channelKeyList(account, channel),
+        ...channelKeyList(account, dlq === '' ? channel : dlq),
+      ];
+      try {
+        const result = await run(keys, dlq);
+        this.remember(cacheKey, dlq);
+        return result;
+      } catch (err) {
+        const failure = scriptFailure(err);
+        if (failure?.code !== 'STALE_CONFIG' || attempt >= 3) throw err;
+        dlq = failure.detail;
+        this.remember(cacheKey, dlq);
+      }
+    }
+  }
+
+  private remember(cacheKey: string, dlq: string): void {
+    if (this.deadLetterTargets.size >= DLQ_CACHE_MAX) this.deadLetterTargets.clear();
+    this.deadLetterTargets.set(cacheKey, { dlq, at: Date.now() });
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Account events over Redis sharded pub/sub (SSUBSCRIBE), fanned out to this
+ * pod's local listeners. One Redis subscription per account with local
+ * listeners, dropped when the last one leaves. Scripts publish:
+ *   'n <channel>'  messages became available on a channel
+ *   'r <token id>' a token was revoked
+ *   'a'            the account was deleted
+ */
+import type { Logger } from 'pino';
+import { accountKeys, accountOfEventsKey } from './keys';
+import type { RedisClient } from './redis';
+
+export type AccountEvent =
+  | { kind: 'new_message'; channel: string }
+  | { kind: 'token_revoked'; tokenId: string }
+  | { kind: 'account_deleted' };
+
+export type AccountListener = (event: AccountEvent) => void;
+
+export function parseEvent(payload: string): AccountEvent | null {
+  if (payload.startsWith('n ')) return { kind: 'new_message', channel: payload.slice(2) };
+  if (payload.startsWith('r ')) return { kind: 'token_revoked', tokenId: payload.slice(2) };
+  if (payload === 'a') return { kind: 'account_deleted' };
+  return null;
+}
+
+export class EventHub {
+  private readonly listeners = new Map<string, Set<AccountListener>>();
+  private readonly pending = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly subscriber: RedisClient,
+    private readonly logger: Logger,
+  ) {
+    subscriber.on('smessage', (key: string, payload: string) => this.dispatch(key, payload));
+  }
+
+  private dispatch(key: string, payload: string): void {
+    const account = accountOfEventsKey(key);
+    const event = parseEvent(payload);
+    if (account === null || event === null) return;
+    for (const listener of [...(this.listeners.get(account) ?? [])]) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.logger.error({ err: String(err) }, 'event listener failed');
+      }
+    }
+  }
+
+  /**
+   * Adds a listener for an account's events. Resolves once the Redis
+   * subscription is active, so that no event published after it is missed.
+   * Returns the function that removes the listener.
+   */
+  async subscribe(account: string, listener: AccountListener): Promise<() => void> {
+    let set = this.listeners.get(account);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(account, set);
+      const key = accountKeys(account).events;
+      const subscribed = Promise.resolve(this.subscriber.ssubscribe(key)).catch((err) => {
+        this.logger.warn({ err: String(err), account }, 'subscribing to account events failed');
+      });
+      this.pending.set(account, subscribed);
+    }
+    set.add(listener);
+    await this.pending.get(account);
+    let removed = false;
+    return () => {
+      if (removed) return;
+      removed = true;
+      const current = this.listeners.get(account);
+      if (!current) return;
+      current.delete(listener);
+      if (current.size === 0) {
+        this.listeners.delete(account);
+        this.pending.delete(account);
+        Promise.resolve(this.subscriber.sunsubscribe(accountKeys(account).events)).catch(
+          () => undefined,
+        );
+      }
+    };
+  }
+
+  /** Accounts with a Redis subscription on this pod. */
+  subscribedAccounts(): number {
+    return this.listeners.size;
+  }
+}

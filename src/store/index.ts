@@ -1,0 +1,29 @@
+/** Builds the store: the only code that knows key names or calls Lua. */
+import type { Metrics } from '../metrics';
+import { createAccountStore } from './accounts';
+import { createChannelStore } from './channels';
+import { StoreContext } from './context';
+import { createQueueStore } from './queue';
+import type { RedisClient } from './redis';
+import { defineScripts } from './scripts';
+import type { Store } from './types';
+
+export function createStore(
+  redis: RedisClient,
+  metrics: Metrics,
+): { store: Store; context: StoreContext } {
+  const context = new StoreContext(redis, defineScripts(redis), metrics);
+  const store: Store = {
+    queue: createQueueStore(context),
+    channels: createChannelStore(context),
+    accounts: createAccountStore(context),
+    async ping() {
+      try {
+        return (await redis.ping()) === 'PONG';
+      } catch {
+        return false;
+      }
+    },
+  };
+  return { store, context };
+}

@@ -1,0 +1,82 @@
+/**
+ * Every Redis key name the service uses. All keys of one account carry the
+ * account id as their Cluster hash tag, so each script touches one slot.
+ * Account and channel ids are limited to A-Z a-z 0-9 _ - . (see schemas/ids.ts),
+ * so they can never contain a brace or a colon.
+ */
+
+const PREFIX = 'rq';
+/** Hash tag of the few service-wide keys; no account id can contain '~'. */
+const SYSTEM_TAG = '{~sys}';
+
+export interface AccountKeys {
+  account: string;
+  channels: string;
+  timers: string;
+  usage: string;
+  events: string;
+  tokens: string;
+}
+
+export interface ChannelKeys {
+  queue: string;
+  leases: string;
+  messages: string;
+  expiry: string;
+  dedup: string;
+  dedupExpiry: string;
+}
+
+export function accountKeys(accountId: string): AccountKeys {
+  const base = `${PREFIX}:{${accountId}}`;
+  return {
+    account: `${base}:account`,
+    channels: `${base}:channels`,
+    timers: `${base}:timers`,
+    usage: `${base}:usage`,
+    events: `${base}:events`,
+    tokens: `${base}:tokens`,
+  };
+}
+
+export function channelKeys(accountId: string, channelId: string): ChannelKeys {
+  const base = `${PREFIX}:{${accountId}}:c:${channelId}`;
+  return {
+    queue: `${base}:q`,
+    leases: `${base}:f`,
+    messages: `${base}:m`,
+    expiry: `${base}:x`,
+    dedup: `${base}:d`,
+    dedupExpiry: `${base}:dx`,
+  };
+}
+
+/** The KEYS[1..6] every account-level script takes, in order. */
+export function accountKeyList(accountId: string): string[] {
+  const k = accountKeys(accountId);
+  return [k.account, k.channels, k.timers, k.usage, k.events, k.tokens];
+}
+
+/** The six keys of one channel, in the order the scripts take them. */
+export function channelKeyList(accountId: string, channelId: string): string[] {
+  const c = channelKeys(accountId, channelId);
+  return [c.queue, c.leases, c.messages, c.expiry, c.dedup, c.dedupExpiry];
+}
+
+export const systemKeys = {
+  /** set of every account id */
+  accounts: `${PREFIX}:${SYSTEM_TAG}:accounts`,
+  /** zset account id -> the earliest time something is due in it */
+  due: `${PREFIX}:${SYSTEM_TAG}:due`,
+};
+
+/** The pattern that matches every key of one account (used by tests and audits). */
+export function accountKeyPattern(accountId: string): string {
+  return `${PREFIX}:{${accountId}}:*`;
+}
+
+/** The account id of an account's events channel name, or null. */
+export function accountOfEventsKey(key: string): string | null {
+  const match = /^rq:\{([^}]+)\}:events$/.exec(key);
+  return match ? match[1] : null;
+}

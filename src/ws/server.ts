@@ -1,0 +1,212 @@
+/**
+ * WebSocket subscriptions on the API's own HTTP server. Each connection is
+ * told `subscribed`, then `new_message` whenever messages become available on
+ * one of its channels, on this pod or any other (Redis sharded pub/sub via the
+ * EventHub: one Redis subscription per account, not per socket). Liveness by
+ * ping/pong; revoked or expired tokens closed with 1008; a client that does not
+ * read is closed with 1013 before its buffer grows without bound.
+ */
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import WebSocket, { WebSocketServer } from 'ws';
+import type { RelayApp } from '../app';
+import { AppError } from '../errors';
+import type { AccountEvent } from '../store/events';
+import { parseSubscription, refuseUpgrade, type SubscriptionRequest } from './upgrade';
+
+const MAX_BUFFERED_BYTES = 1 << 20;
+const MAX_CLIENT_FRAMES_PER_SECOND = 50;
+const TOKEN_RECHECK_MS = 4_000;
+
+interface Client {
+  ws: WebSocket;
+  accountId: string;
+  tokenId: string;
+  channels: Set<string>;
+  alive: boolean;
+  frames: number;
+  framesWindowStart: number;
+  unsubscribe: () => void;
+  expiryTimer: NodeJS.Timeout | null;
+}
+
+export interface WebSocketHub {
+  /** Closes every connection with the given code (1001 on shutdown). */
+  closeAll(code: number, reason: string): void;
+  clientCount(): number;
+}
+
+export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocketHub {
+  const { config, logger, metrics } = relay.deps;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 4096, perMessageDeflate: false });
+  const clients = new Set<Client>();
+  const perToken = new Map<string, number>();
+
+  const close = (client: Client, code: number, reason: string) => {
+    if (client.ws.readyState === WebSocket.OPEN || client.ws.readyState === WebSocket.CONNECTING) {
+      client.ws.close(code, reason);
+    }
+  };
+
+  const send = (client: Client, text: string) => {
+    if (client.ws.readyState !== WebSocket.OPEN) return;
+    if (client.ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+      logger.warn(
+        { account: client.accountId },
+        'closing a WebSocket client that does not read its events',
+      );
+      client.ws.close(1013, 'client is not reading; try again later');
+      return;
+    }
+    client.ws.send(text);
+  };
+
+  const onEvent = (client: Client) => (event: AccountEvent) => {
+    if (event.kind === 'new_message') {
+      if (client.channels.has(event.channel)) {
+        send(client, JSON.stringify({ type: 'new_message', channelId: event.channel }));
+      }
+    } else if (event.kind === 'token_revoked') {
+      if (event.tokenId === client.tokenId) close(client, 1008, 'token revoked');
+    } else if (event.kind === 'account_deleted') {
+      close(client, 1008, 'account deleted');
+    }
+  };
+
+  const register = async (ws: WebSocket, sub: SubscriptionRequest) => {
+    const client: Client = {
+      ws,
+      accountId: sub.auth.accountId,
+      tokenId: sub.auth.tokenId,
+      channels: new Set(sub.channels),
+      alive: true,
+      frames: 0,
+      framesWindowStart: Date.now(),
+      unsubscribe: () => undefined,
+      expiryTimer: null,
+    };
+    clients.add(client);
+    perToken.set(client.tokenId, (perToken.get(client.tokenId) ?? 0) + 1);
+    metrics.wsConnections.inc();
+    metrics.wsSubscriptions.inc(client.channels.size);
+
+    ws.on('pong', () => {
+      client.alive = true;
+    });
+    ws.on('message', () => {
+      // Client frames carry nothing for us; a flood of them is closed.
+      const now = Date.now();
+      if (now - client.framesWindowStart > 1000) {
+        client.framesWindowStart = now;
+        client.frames = 0;
+      }
+      if (++client.frames > MAX_CLIENT_FRAMES_PER_SECOND)
+        close(client, 1008, 'too many frames from the client');
+    });
+    ws.on('error', () => undefined);
+    ws.on('close', () => {
+      clients.delete(client);
+      const left = (perToken.get(client.tokenId) ?? 1) - 1;
+      if (left <= 0) perToken.delete(client.tokenId);
+      else perToken.set(client.tokenId, left);
+      metrics.wsConnections.dec();
+      metrics.wsSubscriptions.dec(client.channels.size);
+      if (client.expiryTimer) clearTimeout(client.expiryTimer);
+      client.unsubscribe();
+    });
+
+    if (sub.auth.expiresMs !== null) {
+      const ms = Math.max(0, sub.auth.expiresMs - Date.now());
+      client.expiryTimer = setTimeout(
+        () => close(client, 1008, 'token expired'),
+        Math.min(ms, 2 ** 31 - 1),
+      );
+    }
+    const unsubscribe = await relay.events.subscribe(client.accountId, onEvent(client));
+    if (!clients.has(client)) {
+      unsubscribe();
+      return;
+    }
+    client.unsubscribe = unsubscribe;
+    const hello = sub.multi
+      ? { type: 'subscribed', channels: sub.channels }
+      : { type: 'subscribed', channelId: sub.channels[0] };
+    send(client, JSON.stringify(hello));
+  };
+
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    parseSubscription(req, relay.store.accounts, relay.plans)
+      .then((sub) => {
+        if ((perToken.get(sub.auth.tokenId) ?? 0) >= config.maxWsConnectionsPerToken) {
+          throw new AppError(
+            'RATE_LIMITED',
+            `this token already has ${config.maxWsConnectionsPerToken} WebSocket connections on this server`,
+            { 'Retry-After': '5' },
+          );
+        }
+        if (relay.deps.isShuttingDown()) {
+          throw new AppError('UNAVAILABLE', 'the server is shutting down; reconnect to another');
+        }
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          register(ws, sub).catch((err) => {
+            logger.warn({ err: String(err) }, 'WebSocket registration failed');
+            ws.close(1011, 'internal error');
+          });
+        });
+      })
+      .catch((err) => {
+        if (!(err instanceof AppError))
+          logger.error({ err: String(err) }, 'WebSocket upgrade failed');
+        refuseUpgrade(socket, err);
+      });
+  });
+
+  const heartbeat = setInterval(() => {
+    for (const client of clients) {
+      if (!client.alive) {
+        client.ws.terminate();
+        continue;
+      }
+      client.alive = false;
+      client.ws.ping();
+    }
+  }, config.wsPingIntervalMs);
+  heartbeat.unref();
+
+  // A safety net behind the revocation events: recheck each token now and then.
+  const recheck = setInterval(() => {
+    const byToken = new Map<string, Client[]>();
+    for (const c of clients) {
+      const key = `${c.accountId}\u0000${c.tokenId}`;
+      byToken.set(key, [...(byToken.get(key) ?? []), c]);
+    }
+    for (const [key, group] of byToken) {
+      const [accountId, tokenId] = key.split('\u0000');
+      relay.store.accounts
+        .lookupToken(accountId, tokenId)
+        .then(({ token, plan }) => {
+          const expired = token?.expires_ms != null && token.expires_ms <= Date.now();
+          if (!token || plan === null || expired) {
+            for (const c of group) close(c, 1008, expired ? 'token expired' : 'token revoked');
+          }
+        })
+        .catch(() => undefined);
+    }
+  }, TOKEN_RECHECK_MS);
+  recheck.unref();
+
+  server.on('close', () => {
+    clearInterval(heartbeat);
+    clearInterval(recheck);
+  });
+
+  return {
+    closeAll(code, reason) {
+      clearInterval(heartbeat);
+      clearInterval(recheck);
+      for (const client of clients) close(client, code, reason);
+    },
+    clientCount: () => clients.size,
+  };
+}

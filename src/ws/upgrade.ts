@@ -1,0 +1,106 @@
+/**
+ * Deciding an upgrade request: which subscription it asks for, whether its
+ * token may have it. A refusal is a plain HTTP response with the envelope body,
+ * written before any upgrade.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { authenticate, checkChannelScope, type AuthContext } from '../auth/authenticate';
+import { AppError, badRequest, notFound, toEnvelope } from '../errors';
+import type { PlanResolver } from '../plans';
+import { describeIdRule, isValidId } from '../schemas/ids';
+import type { AccountStore } from '../store/types';
+
+export const MAX_CHANNELS_PER_SUBSCRIPTION = 100;
+
+export interface SubscriptionRequest {
+  auth: AuthContext;
+  channels: string[];
+  /** true for /v1/relay/subscribe (the multi-channel form) */
+  multi: boolean;
+}
+
+const SINGLE = /^\/v1\/relay\/channels\/([^/]+)\/messages\/subscribe\/?$/;
+const MULTI = /^\/v1\/relay\/subscribe\/?$/;
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest(describeIdRule('channelId'));
+  }
+}
+
+export async function parseSubscription(
+  req: IncomingMessage,
+  accounts: AccountStore,
+  plans: PlanResolver,
+): Promise<SubscriptionRequest> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const single = SINGLE.exec(url.pathname);
+  const multi = MULTI.test(url.pathname);
+  if (!single && !multi) throw notFound(`no such endpoint: GET ${url.pathname.slice(0, 200)}`);
+  if (req.method !== 'GET') {
+    throw new AppError('METHOD_NOT_ALLOWED', `method ${req.method} is not allowed here; use GET`, {
+      Allow: 'GET',
+    });
+  }
+  const auth = await authenticate(req.headers.authorization, accounts, plans);
+  let channels: string[];
+  if (single) {
+    const channel = decode(single[1]);
+    if (!isValidId(channel)) throw badRequest(describeIdRule('channelId'));
+    channels = [channel];
+  } else {
+    const given = url.searchParams.getAll('channels');
+    if (given.length === 0 || given[0].trim() === '') {
+      throw badRequest(
+        'query parameter channels is required: a comma-separated list of channel ids',
+      );
+    }
+    if (given.length > 1) throw badRequest('query parameter channels must be given once');
+    channels = [...new Set(given[0].split(','))];
+    if (channels.length > MAX_CHANNELS_PER_SUBSCRIPTION) {
+      throw badRequest(`channels must list at most ${MAX_CHANNELS_PER_SUBSCRIPTION} channel ids`);
+    }
+    for (const channel of channels) {
+      if (!isValidId(channel))
+        throw badRequest(
+          `channels: "${String(channel).slice(0, 130)}" is not valid; ${describeIdRule('a channel id')}`,
+        );
+    }
+  }
+  for (const channel of channels) checkChannelScope(auth, channel);
+  return { auth, channels, multi };
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/** Answers an upgrade request with a plain HTTP error response and closes the socket. */
+export function refuseUpgrade(socket: Duplex, err: unknown): void {
+  const { status, body, headers } = toEnvelope(err);
+  const json = JSON.stringify(body);
+  const extra = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(json)}\r\n` +
+        extra +
+        'Connection: close\r\n\r\n' +
+        json,
+    );
+  }
+  socket.destroy();
+}

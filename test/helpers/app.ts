@@ -1,0 +1,107 @@
+/** Builds relay app instances over a test Redis, with an account and token ready. */
+import http from 'node:http';
+import pino from 'pino';
+import request from 'supertest';
+import { buildApp, type RelayApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { issueToken } from '../../src/http/admin';
+import { createRedis, type RedisClient } from '../../src/store/redis';
+import { attachWebSockets, type WebSocketHub } from '../../src/ws/server';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestApp {
+  relay: RelayApp;
+  redis: RedisClient;
+  http: ReturnType<typeof request>;
+  close(): Promise<void>;
+}
+
+export async function startApp(
+  redisUrl: string,
+  env: Record<string, string> = {},
+): Promise<TestApp> {
+  const config = loadConfig({
+    REDIS_URL: redisUrl,
+    RELAY_ADMIN_TOKEN: ADMIN_TOKEN,
+    RELAY_SWEEP_INTERVAL_MS: '50',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const redis = createRedis({ url: config.redis.url });
+  const relay = buildApp({ config, redis, logger: pino({ level: 'silent' }) });
+  await relay.start();
+  return {
+    relay,
+    redis,
+    http: request(relay.app),
+    async close() {
+      await relay.close();
+      redis.disconnect();
+    },
+  };
+}
+
+export interface ListeningApp extends TestApp {
+  server: http.Server;
+  ws: WebSocketHub;
+  port: number;
+  baseUrl: string;
+}
+
+/** An app on a real HTTP server on port 0, with WebSockets attached. */
+export async function startListeningApp(
+  redisUrl: string,
+  env: Record<string, string> = {},
+): Promise<ListeningApp> {
+  const app = await startApp(redisUrl, env);
+  const server = http.createServer(app.relay.app);
+  const ws = attachWebSockets(server, app.relay);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    ...app,
+    server,
+    ws,
+    port,
+    baseUrl: `http://127.0.0.1:${port}`,
+    async close() {
+      ws.closeAll(1001, 'test over');
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await app.close();
+    },
+  };
+}
+
+/** Creates an account (plan default 'free') and a token for it; returns the bearer header value. */
+export async function accountWithToken(
+  app: TestApp,
+  accountId: string,
+  options: { plan?: string; channels?: string[]; expires_in_seconds?: number } = {},
+): Promise<{ token: string; auth: string; tokenId: string }> {
+  if (!(await app.relay.store.accounts.get(accountId))) {
+    await app.relay.store.accounts.create(accountId, options.plan ?? 'free');
+  }
+  const issued = await issueToken(app.relay.store.accounts, accountId, {
+    channels: options.channels,
+    expires_in_seconds: options.expires_in_seconds,
+  });
+  return { token: issued.token, auth: `Bearer ${issued.token}`, tokenId: issued.id };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls until check() is true or the timeout passes. */
+export async function eventually(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 5000,
+  stepMs = 25,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(stepMs);
+  }
+}
