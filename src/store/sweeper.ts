@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import type { PlanResolver } from '../plans';
 import type { StoreContext } from './context';
-import { accountKeyList, channelKeyList, systemKeys } from './keys';
+import { accountKeyList, systemKeys } from './keys';
 
 const CLAIM_MS = 10_000;
 const ACCOUNTS_PER_TICK = 50;
