@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config';
 import { issueToken } from '../../src/http/admin';
 import { createRedis, type RedisClient } from '../../src/store/redis';
 import { attachWebSockets, type WebSocketHub } from '../../src/ws/server';
+import type { TestRedis } from './redis';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -18,26 +19,26 @@ export interface TestApp {
 }
 
 export async function startApp(
-  redisUrl: string,
+  redis: TestRedis,
   env: Record<string, string> = {},
 ): Promise<TestApp> {
   const config = loadConfig({
-    REDIS_URL: redisUrl,
+    ...redis.env,
     RELAY_ADMIN_TOKEN: ADMIN_TOKEN,
     RELAY_SWEEP_INTERVAL_MS: '50',
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const redis = createRedis({ url: config.redis.url });
-  const relay = buildApp({ config, redis, logger: pino({ level: 'silent' }) });
+  const client = createRedis(config.redis);
+  const relay = buildApp({ config, redis: client, logger: pino({ level: 'silent' }) });
   await relay.start();
   return {
     relay,
-    redis,
+    redis: client,
     http: request(relay.app),
     async close() {
       await relay.close();
-      redis.disconnect();
+      client.disconnect();
     },
   };
 }
@@ -51,10 +52,10 @@ export interface ListeningApp extends TestApp {
 
 /** An app on a real HTTP server on port 0, with WebSockets attached. */
 export async function startListeningApp(
-  redisUrl: string,
+  redis: TestRedis,
   env: Record<string, string> = {},
 ): Promise<ListeningApp> {
-  const app = await startApp(redisUrl, env);
+  const app = await startApp(redis, env);
   const server = http.createServer(app.relay.app);
   const ws = attachWebSockets(server, app.relay);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

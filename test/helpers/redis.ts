@@ -1,12 +1,14 @@
 /**
  * A private redis-server per test file, on a free port, from the redis-server
  * on PATH (REDISMS_SYSTEM_BINARY): never the machine's 6379, never a mock.
+ * Tests use it through TestRedis, which hides the topology, so that the same
+ * test file can run on one Redis or on a Redis Cluster.
  */
 import { execFileSync } from 'node:child_process';
 import Redis from 'ioredis';
 import { RedisMemoryServer } from 'redis-memory-server';
 
-function systemBinary(): string {
+export function redisServerBinary(): string {
   if (process.env.REDISMS_SYSTEM_BINARY) return process.env.REDISMS_SYSTEM_BINARY;
   try {
     return execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim();
@@ -18,32 +20,43 @@ function systemBinary(): string {
 }
 
 export interface TestRedis {
-  url: string;
-  host: string;
-  port: number;
-  /** a plain client for assertions (flush, key scans) */
-  client: Redis;
+  /** environment for loadConfig(): REDIS_URL, or REDIS_CLUSTER_NODES */
+  env: Record<string, string>;
+  topology: 'single' | 'cluster';
+  /** runs a command on every master (one for a single Redis) */
+  eachMaster<T>(fn: (node: Redis) => Promise<T>): Promise<T[]>;
+  /** every key matching the pattern, across all masters */
+  keys(pattern: string): Promise<string[]>;
   flush(): Promise<void>;
   stop(): Promise<void>;
-  /** stops the server but keeps its port, for outage tests; start() brings it back */
+}
+
+export interface SingleTestRedis extends TestRedis {
+  url: string;
+  port: number;
+  client: Redis;
+  /** stops the server but keeps its port; resume() brings it back */
   pause(): Promise<void>;
   resume(): Promise<void>;
 }
 
-export async function startRedis(): Promise<TestRedis> {
-  process.env.REDISMS_SYSTEM_BINARY = systemBinary();
+export async function startSingleRedis(extraArgs: string[] = []): Promise<SingleTestRedis> {
+  process.env.REDISMS_SYSTEM_BINARY = redisServerBinary();
   const server = new RedisMemoryServer({
-    instance: { args: ['--save', '', '--appendonly', 'no'] },
+    instance: { args: ['--save', '', '--appendonly', 'no', ...extraArgs] },
   });
   const host = await server.getHost();
   const port = await server.getPort();
   const url = `redis://${host}:${port}`;
   const client = new Redis(url, { maxRetriesPerRequest: 1 });
   return {
+    env: { REDIS_URL: url },
+    topology: 'single',
     url,
-    host,
     port,
     client,
+    eachMaster: async (fn) => [await fn(client)],
+    keys: (pattern) => client.keys(pattern),
     flush: async () => {
       await client.flushall();
     },
@@ -58,4 +71,17 @@ export async function startRedis(): Promise<TestRedis> {
       await server.start();
     },
   };
+}
+
+/**
+ * The Redis the integration tests run on: one Redis by default; the cluster
+ * when RELAYQ_TEST_TOPOLOGY=cluster (see test/helpers/cluster.ts, when present).
+ */
+export async function startRedis(): Promise<TestRedis> {
+  if (process.env.RELAYQ_TEST_TOPOLOGY === 'cluster') {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { startCluster } = require('./cluster') as { startCluster: () => Promise<TestRedis> };
+    return startCluster();
+  }
+  return startSingleRedis();
 }

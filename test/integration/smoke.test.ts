@@ -6,7 +6,7 @@ let app: TestApp;
 
 beforeAll(async () => {
   redis = await startRedis();
-  app = await startApp(redis.url);
+  app = await startApp(redis);
 });
 afterAll(async () => {
   await app.close();
