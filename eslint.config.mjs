@@ -1,10 +1,15 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'jest.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    files: ['src/dashboard/public/**/*.js'],
+    languageOptions: { globals: globals.browser, sourceType: 'module' },
+  },
   {
     rules: {
       '@typescript-eslint/no-unused-vars': [

@@ -5,6 +5,9 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config';
+import { sessionAuthorization } from './auth/sessions';
+import { dashboardRouter } from './dashboard/assets';
+import { accountRouter } from './http/account';
 import { adminRouter } from './http/admin';
 import { rawBody } from './http/body';
 import { channelsRouter } from './http/channels';
@@ -13,6 +16,7 @@ import { errorHandler, unknownRoute } from './http/errorHandler';
 import { healthRouter } from './http/health';
 import { messagesRouter } from './http/messages';
 import { requestLog } from './http/requestLog';
+import { sessionRouter } from './http/session';
 import { Metrics } from './metrics';
 import { PlanResolver } from './plans';
 import { EventHub } from './store/events';
@@ -72,8 +76,17 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   app.use(requestLog(logger, metrics));
   app.use(healthRouter(deps));
   app.use(rawBody);
+  // a dashboard session's cookie stands in for the Authorization header on the API
+  app.use('/v1', (req, _res, next) => {
+    const authorization = sessionAuthorization(req);
+    if (authorization !== undefined) req.headers.authorization = authorization;
+    next();
+  });
   app.use(messagesRouter(deps));
   app.use(channelsRouter(deps));
+  app.use(accountRouter(deps));
+  app.use(sessionRouter(deps));
+  app.use(dashboardRouter());
   if (config.adminToken) app.use(adminRouter(deps, config.adminToken));
   app.use(unknownRoute);
   app.use(errorHandler(logger));

@@ -44,6 +44,8 @@ export interface Config {
   rateLimitPerSecond: number;
   rateLimitBurst: number;
   maxWsConnectionsPerToken: number;
+  /** lifetime of a dashboard session */
+  sessionTtlSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -183,5 +185,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     rateLimitPerSecond: integer(env, 'RELAY_RATE_LIMIT_PER_SECOND', 0, 0, 1_000_000),
     rateLimitBurst: integer(env, 'RELAY_RATE_LIMIT_BURST', 0, 0, 1_000_000),
     maxWsConnectionsPerToken: integer(env, 'RELAY_MAX_WS_CONNECTIONS_PER_TOKEN', 100, 1, 1_000_000),
+    sessionTtlSeconds: integer(env, 'RELAY_SESSION_TTL_SECONDS', 8 * 3600, 1, 30 * 86_400),
   });
 }

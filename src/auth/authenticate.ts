@@ -15,6 +15,8 @@ export interface AuthContext {
   /** channels the token may use; null = every channel of the account */
   channels: string[] | null;
   role: 'relay' | 'owner';
+  /** true when the caller is a dashboard session (cookie), not a bearer token */
+  session: boolean;
   expiresMs: number | null;
   plan: string;
   limits: PlanLimits;
@@ -44,13 +46,23 @@ export async function authenticate(
     throw unauthorized('invalid or revoked token');
   }
   if (token.expires_ms !== null && token.expires_ms <= Date.now()) {
-    throw unauthorized('token has expired');
+    throw unauthorized(
+      token.kind === 'session' ? 'session has expired; sign in again' : 'token has expired',
+    );
+  }
+  if (token.parent_id) {
+    // a dashboard session lives only as long as the owner token it was opened with
+    const parent = (await accounts.lookupToken(parsed.accountId, token.parent_id)).token;
+    if (!parent || (parent.expires_ms !== null && parent.expires_ms <= Date.now())) {
+      throw unauthorized('session has ended: its sign-in token was revoked or expired');
+    }
   }
   return {
     accountId: parsed.accountId,
     tokenId: token.id,
     channels: token.channels,
     role: token.role ?? 'relay',
+    session: token.kind === 'session',
     expiresMs: token.expires_ms,
     plan,
     limits: plans.limits(plan),
@@ -61,5 +73,12 @@ export async function authenticate(
 export function checkChannelScope(auth: AuthContext, channel: string): void {
   if (auth.channels !== null && !auth.channels.includes(channel)) {
     throw forbidden(`this token may not use channel ${channel}`);
+  }
+}
+
+/** 403 unless the caller holds an owner token (or a dashboard session). */
+export function checkOwner(auth: AuthContext): void {
+  if (auth.role !== 'owner') {
+    throw forbidden('this endpoint needs an owner token; relay tokens may not manage the account');
   }
 }

@@ -34,6 +34,8 @@ export async function issueToken(
     channels?: string[];
     expires_in_seconds?: number;
     role?: 'relay' | 'owner';
+    kind?: 'session';
+    parent_id?: string;
   },
 ): Promise<Omit<TokenRecord, 'hash'> & { token: string }> {
   const id = newTokenId();
@@ -47,6 +49,7 @@ export async function issueToken(
     created_ms: now,
     role: input.role ?? 'relay',
     hash: hashSecret(secret),
+    ...(input.kind ? { kind: input.kind, parent_id: input.parent_id } : {}),
   };
   await accounts.createToken(accountId, record);
   return { ...publicToken(record), token: formatToken(accountId, id, secret) };

@@ -77,6 +77,10 @@ export interface TokenRecord {
   role: 'relay' | 'owner';
   /** sha256 of the secret, hex */
   hash: string;
+  /** 'session' for a dashboard session (a short-lived owner token held in a cookie) */
+  kind?: 'session';
+  /** a session's sign-in token: the session ends when that token is revoked or expires */
+  parent_id?: string;
 }
 
 export interface AuthLookup {

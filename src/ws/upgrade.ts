@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { authenticate, checkChannelScope, type AuthContext } from '../auth/authenticate';
+import { sessionAuthorization } from '../auth/sessions';
 import { AppError, badRequest, notFound, toEnvelope } from '../errors';
 import type { PlanResolver } from '../plans';
 import { describeIdRule, isValidId } from '../schemas/ids';
@@ -45,7 +46,7 @@ export async function parseSubscription(
       Allow: 'GET',
     });
   }
-  const auth = await authenticate(req.headers.authorization, accounts, plans);
+  const auth = await authenticate(sessionAuthorization(req, true), accounts, plans);
   let channels: string[];
   if (single) {
     const channel = decode(single[1]);

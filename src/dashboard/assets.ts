@@ -1,0 +1,78 @@
+/**
+ * The dashboard's static files: read once at start-up, served under names that
+ * carry a hash of their content (cached for a year, immutable), with index.html
+ * rewritten to point at them and served with a strict Content-Security-Policy.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Router } from 'express';
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function publicDir(): string {
+  for (const candidate of [
+    path.resolve(__dirname, 'public'),
+    path.resolve(__dirname, '..', '..', '..', 'src', 'dashboard', 'public'),
+  ]) {
+    if (fs.existsSync(path.join(candidate, 'index.html'))) return candidate;
+  }
+  throw new Error(`cannot find the dashboard's public/ folder near ${__dirname}`);
+}
+
+interface Asset {
+  body: Buffer;
+  type: string;
+}
+
+export function dashboardRouter(): Router {
+  const dir = publicDir();
+  const assets = new Map<string, Asset>();
+  let index = fs.readFileSync(path.join(dir, 'index.html'), 'utf8');
+  for (const file of fs.readdirSync(dir)) {
+    const ext = path.extname(file);
+    if (!TYPES[ext]) continue;
+    const body = fs.readFileSync(path.join(dir, file));
+    const hash = crypto.createHash('sha256').update(body).digest('hex').slice(0, 12);
+    const hashed = `${path.basename(file, ext)}.${hash}${ext}`;
+    assets.set(hashed, { body, type: TYPES[ext] });
+    index = index.split(`./${file}`).join(`/dashboard/assets/${hashed}`);
+  }
+
+  const router = Router();
+  router.use('/dashboard', (_req, res, next) => {
+    res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('X-Frame-Options', 'DENY');
+    next();
+  });
+  router.get(['/dashboard', '/dashboard/'], (_req, res) => {
+    res.locals.route = '/dashboard';
+    res.setHeader('Cache-Control', 'no-cache');
+    res.type('html').send(index);
+  });
+  router.get('/dashboard/assets/:name', (req, res, next) => {
+    res.locals.route = '/dashboard/assets/:name';
+    const asset = assets.get(String(req.params.name));
+    if (!asset) return next();
+    res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    res.type(asset.type).send(asset.body);
+  });
+  return router;
+}

@@ -1,0 +1,422 @@
+// relayq dashboard: plain ES module, no build step. All data is written with
+// textContent (never innerHTML). The owner token is sent once, to sign in; the
+// session lives in an HttpOnly cookie; the CSRF token is kept in memory only.
+
+const $ = (id) => document.getElementById(id);
+let csrf = null;
+let socket = null;
+let socketChannels = '';
+let refreshTimer = null;
+let current = 'usage';
+let selected = null;
+let peeked = [];
+
+function say(text, bad = false) {
+  const el = $('status');
+  el.textContent = text;
+  el.classList.toggle('bad', bad);
+}
+
+async function api(method, path, body) {
+  const headers = {};
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (method !== 'GET' && csrf) headers['X-CSRF-Token'] = csrf;
+  const res = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: 'same-origin',
+  });
+  const envelope = await res.json().catch(() => null);
+  if (!res.ok || !envelope || !envelope.success) {
+    const message =
+      envelope && envelope.errors && envelope.errors[0]
+        ? envelope.errors[0].message
+        : `HTTP ${res.status}`;
+    const err = new Error(message);
+    err.status = res.status;
+    if (res.status === 401 && csrf) signedOut('Your session has ended. Sign in again.');
+    throw err;
+  }
+  return envelope.result;
+}
+
+function el(tag, text, attrs = {}) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  return node;
+}
+
+function bytes(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function age(ms) {
+  if (ms === null) return '—';
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+function confirmAction(text) {
+  return new Promise((resolve) => {
+    const dialog = $('confirm');
+    $('confirm-text').textContent = text;
+    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
+    dialog.showModal();
+    $('confirm-ok').focus();
+  });
+}
+
+function show(view) {
+  current = view;
+  for (const name of ['signin', 'usage', 'tokens', 'channels'])
+    $(`view-${name}`).hidden = name !== view;
+  for (const b of document.querySelectorAll('#nav button')) {
+    if (b.dataset.view === view) b.setAttribute('aria-current', 'page');
+    else b.removeAttribute('aria-current');
+  }
+  if (view === 'usage') loadUsage().catch((e) => say(e.message, true));
+  if (view === 'tokens') loadTokens().catch((e) => say(e.message, true));
+  if (view === 'channels') loadChannels().catch((e) => say(e.message, true));
+}
+
+function signedIn(session) {
+  csrf = session.csrf_token;
+  $('who').textContent = `account ${session.account}`;
+  $('nav').hidden = false;
+  $('sign-out').hidden = false;
+  show('usage');
+}
+
+function signedOut(message = '') {
+  csrf = null;
+  if (socket) socket.close();
+  socket = null;
+  clearInterval(refreshTimer);
+  $('who').textContent = '';
+  $('nav').hidden = true;
+  $('sign-out').hidden = true;
+  show('signin');
+  say(message);
+  $('signin-token').focus();
+}
+
+async function loadUsage() {
+  const account = await api('GET', '/v1/account');
+  $('usage-account').textContent = account.id;
+  $('usage-plan').textContent = account.plan;
+  const storage = $('usage-storage');
+  storage.max = account.limits.max_storage_bytes;
+  storage.value = account.usage.storage_bytes;
+  storage.high = account.limits.max_storage_bytes * 0.8;
+  $('usage-storage-text').textContent =
+    `${bytes(account.usage.storage_bytes)} of ${bytes(account.limits.max_storage_bytes)}`;
+  const channels = $('usage-channels');
+  channels.max = account.limits.max_channels;
+  channels.value = account.usage.channels;
+  channels.high = account.limits.max_channels * 0.8;
+  $('usage-channels-text').textContent =
+    `${account.usage.channels} of ${account.limits.max_channels} channels`;
+  $('usage-retention').textContent =
+    `Messages are kept for up to ${Math.round(account.limits.retention_seconds / 86400)} days.`;
+}
+
+async function loadTokens() {
+  const { tokens } = await api('GET', '/v1/account/tokens');
+  const rows = $('token-rows');
+  rows.replaceChildren();
+  for (const t of tokens) {
+    const tr = el('tr');
+    tr.append(
+      el('td', t.name ?? '(unnamed)'),
+      el('td', t.id, { class: 'mono' }),
+      el('td', t.role),
+      el('td', t.channels ? t.channels.join(', ') : 'all'),
+      el('td', t.expires_ms ? new Date(t.expires_ms).toLocaleString() : 'never'),
+    );
+    const td = el('td');
+    const revoke = el('button', 'Revoke', {
+      type: 'button',
+      class: 'danger',
+      'aria-label': `Revoke token ${t.name ?? t.id}`,
+    });
+    revoke.addEventListener('click', async () => {
+      if (
+        !(await confirmAction(
+          `Revoke token "${t.name ?? t.id}"? Programs using it stop working at once.`,
+        ))
+      )
+        return;
+      await api('DELETE', `/v1/account/tokens/${t.id}`).catch((e) => say(e.message, true));
+      say('Token revoked.');
+      loadTokens().catch((e) => say(e.message, true));
+    });
+    td.append(revoke);
+    tr.append(td);
+    rows.append(tr);
+  }
+}
+
+function renderChannels(channels) {
+  const rows = $('channel-rows');
+  rows.replaceChildren();
+  for (const c of channels) {
+    const tr = el('tr', undefined, { 'data-channel': c.id });
+    tr.append(
+      el('td', c.id),
+      el('td', c.queued, { 'data-field': 'queued' }),
+      el('td', c.delayed, { 'data-field': 'delayed' }),
+      el('td', c.in_flight, { 'data-field': 'in_flight' }),
+      el('td', c.config.dead_letter_channel ?? '—'),
+      el('td', age(c.oldest_message_ms)),
+    );
+    const td = el('td');
+    const open = el('button', 'Open', {
+      type: 'button',
+      class: 'secondary',
+      'aria-label': `Open channel ${c.id}`,
+    });
+    open.addEventListener('click', () => openChannel(c));
+    const purge = el('button', 'Purge', {
+      type: 'button',
+      class: 'secondary',
+      'aria-label': `Purge channel ${c.id}`,
+    });
+    purge.addEventListener('click', async () => {
+      if (!(await confirmAction(`Purge every message of "${c.id}"?`))) return;
+      const r = await api('POST', `/v1/relay/channels/${c.id}/messages/purge`, {}).catch((e) =>
+        say(e.message, true),
+      );
+      if (r) say(`Purged ${r.purged_count} messages from ${c.id}.`);
+      loadChannels();
+    });
+    const del = el('button', 'Delete', {
+      type: 'button',
+      class: 'danger',
+      'aria-label': `Delete channel ${c.id}`,
+    });
+    del.addEventListener('click', async () => {
+      if (!(await confirmAction(`Delete channel "${c.id}" and all its messages?`))) return;
+      const r = await api('DELETE', `/v1/relay/channels/${c.id}`).catch((e) =>
+        say(e.message, true),
+      );
+      if (r) say(`Deleted ${c.id} (${r.deleted_count} messages).`);
+      if (selected === c.id) $('channel-detail').hidden = true;
+      loadChannels();
+    });
+    td.append(open, ' ', purge, ' ', del);
+    tr.append(td);
+    rows.append(tr);
+  }
+}
+
+async function loadChannels() {
+  const { channels } = await api('GET', '/v1/relay/channels');
+  renderChannels(channels);
+  watch(channels.map((c) => c.id));
+  clearInterval(refreshTimer);
+  refreshTimer = setInterval(() => {
+    if (current === 'channels')
+      api('GET', '/v1/relay/channels')
+        .then((r) => renderChannels(r.channels))
+        .catch(() => {});
+  }, 5000);
+}
+
+// Live counts: the WebSocket tells us when messages arrive; the page then reloads the list.
+function watch(ids) {
+  const list = ids.join(',');
+  if (socket && socketChannels === list) return;
+  if (socket) socket.close();
+  socket = null;
+  socketChannels = list;
+  $('live').classList.remove('on');
+  if (ids.length === 0) return;
+  const proto = location.protocol === 'https:' ? 'wss' : 'ws';
+  const ws = new WebSocket(
+    `${proto}://${location.host}/v1/relay/subscribe?channels=${encodeURIComponent(list)}`,
+  );
+  socket = ws;
+  ws.addEventListener('open', () => $('live').classList.add('on'));
+  ws.addEventListener('close', () => $('live').classList.remove('on'));
+  ws.addEventListener('message', (event) => {
+    const data = JSON.parse(event.data);
+    if (data.type === 'new_message' && current === 'channels') {
+      api('GET', '/v1/relay/channels')
+        .then((r) => renderChannels(r.channels))
+        .catch(() => {});
+    }
+  });
+}
+
+function openChannel(c) {
+  selected = c.id;
+  peeked = [];
+  $('peeked').replaceChildren();
+  $('ack-peeked').hidden = true;
+  $('release-peeked').hidden = true;
+  $('detail-title').textContent = `Channel ${c.id}`;
+  $('channel-detail').hidden = false;
+  $('cfg-channel').value = c.id;
+  $('cfg-dlq').value = c.config.dead_letter_channel ?? '';
+  $('cfg-attempts').value = c.config.max_attempts;
+  $('send-body').focus();
+}
+
+$('signin-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  $('signin-error').textContent = '';
+  try {
+    const session = await api('POST', '/dashboard/api/session', {
+      token: $('signin-token').value.trim(),
+    });
+    $('signin-token').value = '';
+    signedIn(session);
+  } catch (err) {
+    $('signin-error').textContent = err.message;
+  }
+});
+
+$('sign-out').addEventListener('click', async () => {
+  await api('DELETE', '/dashboard/api/session').catch(() => {});
+  signedOut('Signed out.');
+});
+
+for (const b of document.querySelectorAll('#nav button'))
+  b.addEventListener('click', () => show(b.dataset.view));
+
+$('token-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const body = {};
+  const name = $('token-name').value.trim();
+  const channels = $('token-channels')
+    .value.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const expiry = $('token-expiry').value;
+  if (name) body.name = name;
+  if (channels.length) body.channels = channels;
+  if (expiry) body.expires_in_seconds = Number(expiry);
+  body.role = $('token-role').value;
+  try {
+    const created = await api('POST', '/v1/account/tokens', body);
+    $('token-created-value').value = created.token;
+    $('token-created').hidden = false;
+    $('token-created-value').focus();
+    $('token-created-value').select();
+    say('Token created.');
+    event.target.reset();
+    loadTokens();
+  } catch (err) {
+    say(err.message, true);
+  }
+});
+
+$('token-copy').addEventListener('click', async () => {
+  const value = $('token-created-value').value;
+  try {
+    await navigator.clipboard.writeText(value);
+    say('Token copied to the clipboard.');
+  } catch {
+    $('token-created-value').select();
+    say('Press Ctrl+C to copy the selected token.');
+  }
+});
+
+$('configure-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const channel = $('cfg-channel').value.trim();
+  const dlq = $('cfg-dlq').value.trim();
+  try {
+    await api('PUT', `/v1/relay/channels/${encodeURIComponent(channel)}`, {
+      dead_letter_channel: dlq === '' ? null : dlq,
+      max_attempts: Number($('cfg-attempts').value),
+    });
+    say(`Saved the configuration of ${channel}.`);
+    loadChannels();
+  } catch (err) {
+    say(err.message, true);
+  }
+});
+
+$('send-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  let body;
+  try {
+    body = JSON.parse($('send-body').value);
+  } catch {
+    say('The test message body must be valid JSON.', true);
+    return;
+  }
+  try {
+    const r = await api('POST', `/v1/relay/channels/${encodeURIComponent(selected)}/messages`, {
+      body,
+    });
+    say(`Sent message ${r.id} to ${selected}.`);
+  } catch (err) {
+    say(err.message, true);
+  }
+});
+
+$('peek').addEventListener('click', async () => {
+  try {
+    const r = await api(
+      'POST',
+      `/v1/relay/channels/${encodeURIComponent(selected)}/messages/pull`,
+      {
+        batch_size: 5,
+        visibility_timeout_ms: 30000,
+      },
+    );
+    peeked = r.messages;
+    const list = $('peeked');
+    list.replaceChildren();
+    for (const m of r.messages) {
+      list.append(
+        el(
+          'li',
+          `${m.id} · attempts ${m.attempts} · metadata ${JSON.stringify(m.metadata)}\n${JSON.stringify(m.body)}`,
+        ),
+      );
+    }
+    $('ack-peeked').hidden = peeked.length === 0;
+    $('release-peeked').hidden = peeked.length === 0;
+    say(
+      peeked.length
+        ? `Pulled ${peeked.length} messages; they are hidden for 30 s.`
+        : 'No messages available.',
+    );
+  } catch (err) {
+    say(err.message, true);
+  }
+});
+
+$('ack-peeked').addEventListener('click', async () => {
+  const r = await api('POST', `/v1/relay/channels/${encodeURIComponent(selected)}/messages/ack`, {
+    lease_ids: peeked.map((m) => m.lease_id),
+  }).catch((e) => say(e.message, true));
+  if (r) say(`Acknowledged ${r.acked_count} messages.`);
+  peeked = [];
+  $('peeked').replaceChildren();
+  $('ack-peeked').hidden = true;
+  $('release-peeked').hidden = true;
+  loadChannels();
+});
+
+$('release-peeked').addEventListener('click', () => {
+  peeked = [];
+  $('peeked').replaceChildren();
+  $('ack-peeked').hidden = true;
+  $('release-peeked').hidden = true;
+  say('The messages will return to the queue when their 30 s lease ends.');
+});
+
+api('GET', '/dashboard/api/session')
+  .then(signedIn)
+  .catch(() => signedOut());
