@@ -19,13 +19,24 @@ export interface ScriptFailure {
   detail: string;
 }
 
+/** The codes our scripts answer with (see each script's Errors section). */
+export const SCRIPT_ERROR_CODES = [
+  'ACCOUNT_NOT_FOUND',
+  'ACCOUNT_EXISTS',
+  'TOKEN_NOT_FOUND',
+  'CHANNEL_NOT_FOUND',
+  'CHANNEL_LIMIT',
+  'STORAGE_LIMIT',
+  'MESSAGE_TOO_LARGE',
+  'STALE_CONFIG',
+] as const;
+
 /** The code and detail of an error reply from one of our scripts, or null. */
 export function scriptFailure(err: unknown): ScriptFailure | null {
   if (!(err instanceof Error) || err.name !== 'ReplyError') return null;
-  // ioredis wraps script errors as "ERR Error running script ... user_script:N: CODE detail"
-  // or, for redis.error_reply, just "CODE detail".
-  const match = /(?:^|\s)([A-Z][A-Z_]+)(?: ([^\n]*))?$/.exec(err.message.trim());
-  if (!match) return null;
+  // Redis prefixes "ERR " to an error reply that has no code of its own ("TOKEN_NOT_FOUND").
+  const match = /^(?:ERR )?([A-Z][A-Z_]+)(?: (.*))?$/s.exec(err.message.trim());
+  if (!match || !(SCRIPT_ERROR_CODES as readonly string[]).includes(match[1])) return null;
   return { code: match[1], detail: match[2] ?? '' };
 }
 
