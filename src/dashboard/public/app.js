@@ -48,10 +48,11 @@ function el(tag, text, attrs = {}) {
   return node;
 }
 
+// Decimal units, as the plans are written (10 MB = 10,000,000 bytes).
 function bytes(n) {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+  if (n < 1000) return `${n} B`;
+  if (n < 1_000_000) return `${(n / 1000).toFixed(1)} kB`;
+  return `${(n / 1_000_000).toFixed(1)} MB`;
 }
 
 function age(ms) {
@@ -74,6 +75,7 @@ function confirmAction(text) {
 }
 
 function show(view) {
+  if (view !== current) say('');
   current = view;
   for (const name of ['signin', 'usage', 'tokens', 'channels'])
     $(`view-${name}`).hidden = name !== view;
@@ -216,15 +218,23 @@ function renderChannels(channels) {
   }
 }
 
-async function loadChannels() {
+// The list has the counts; each channel's own entry adds its configuration.
+async function fetchChannels() {
   const { channels } = await api('GET', '/v1/relay/channels');
+  return Promise.all(
+    channels.map((c) => api('GET', `/v1/relay/channels/${encodeURIComponent(c.id)}`)),
+  );
+}
+
+async function loadChannels() {
+  const channels = await fetchChannels();
   renderChannels(channels);
   watch(channels.map((c) => c.id));
   clearInterval(refreshTimer);
   refreshTimer = setInterval(() => {
     if (current === 'channels')
-      api('GET', '/v1/relay/channels')
-        .then((r) => renderChannels(r.channels))
+      fetchChannels()
+        .then(renderChannels)
         .catch(() => {});
   }, 5000);
 }
@@ -248,8 +258,8 @@ function watch(ids) {
   ws.addEventListener('message', (event) => {
     const data = JSON.parse(event.data);
     if (data.type === 'new_message' && current === 'channels') {
-      api('GET', '/v1/relay/channels')
-        .then((r) => renderChannels(r.channels))
+      fetchChannels()
+        .then(renderChannels)
         .catch(() => {});
     }
   });

@@ -16,8 +16,12 @@ afterAll(async () => {
 beforeEach(() => redis.flush());
 
 async function ownerToken(account: string): Promise<string> {
-  if (!(await app.relay.store.accounts.get(account))) await app.relay.store.accounts.create(account, 'free');
-  const issued = await issueToken(app.relay.store.accounts, account, { role: 'owner', name: 'owner' });
+  if (!(await app.relay.store.accounts.get(account)))
+    await app.relay.store.accounts.create(account, 'free');
+  const issued = await issueToken(app.relay.store.accounts, account, {
+    role: 'owner',
+    name: 'owner',
+  });
   return issued.token;
 }
 
@@ -38,7 +42,12 @@ describe('account API roles', () => {
     expect(res.body.result).toMatchObject({
       id: 'acme',
       plan: 'free',
-      limits: { max_storage_bytes: 10_000_000, max_channels: 5, retention_seconds: 259_200, max_message_bytes: 131_072 },
+      limits: {
+        max_storage_bytes: 10_000_000,
+        max_channels: 5,
+        retention_seconds: 259_200,
+        max_message_bytes: 131_072,
+      },
       usage: { storage_bytes: 5, channels: 1 },
     });
   });
@@ -68,7 +77,12 @@ describe('account API roles', () => {
       .set('Authorization', `Bearer ${owner}`)
       .send({ name: 'laptop', channels: ['orders'], role: 'relay' });
     expect(created.status).toBe(200);
-    expect(created.body.result).toMatchObject({ name: 'laptop', channels: ['orders'], role: 'relay', expires_ms: null });
+    expect(created.body.result).toMatchObject({
+      name: 'laptop',
+      channels: ['orders'],
+      role: 'relay',
+      expires_ms: null,
+    });
     const relayToken = created.body.result.token as string;
     expect(relayToken.endsWith('_acme')).toBe(true);
 
@@ -84,7 +98,10 @@ describe('account API roles', () => {
     expect(scoped.status).toBe(403);
 
     const list = await app.http.get('/v1/account/tokens').set('Authorization', `Bearer ${owner}`);
-    expect(list.body.result.tokens.map((t: { name: string }) => t.name).sort()).toEqual(['laptop', 'owner']);
+    expect(list.body.result.tokens.map((t: { name: string }) => t.name).sort()).toEqual([
+      'laptop',
+      'owner',
+    ]);
     expect(JSON.stringify(list.body)).not.toContain(relayToken);
     expect(JSON.stringify(list.body)).not.toContain('hash');
 
@@ -137,9 +154,14 @@ describe('dashboard sessions', () => {
     expect(me.body.result.id).toBe('acme');
 
     // unsafe methods need the CSRF header
-    const noCsrf = await app.http.post('/v1/relay/channels/orders/messages').set('Cookie', cookie).send({ body: 1 });
+    const noCsrf = await app.http
+      .post('/v1/relay/channels/orders/messages')
+      .set('Cookie', cookie)
+      .send({ body: 1 });
     expect(noCsrf.status).toBe(403);
-    expect(noCsrf.body.errors[0].message).toBe('missing or wrong X-CSRF-Token header for a dashboard session');
+    expect(noCsrf.body.errors[0].message).toBe(
+      'missing or wrong X-CSRF-Token header for a dashboard session',
+    );
     const wrongCsrf = await app.http
       .post('/v1/relay/channels/orders/messages')
       .set('Cookie', cookie)
@@ -184,7 +206,9 @@ describe('dashboard sessions', () => {
     await app.relay.store.accounts.revokeToken('acme', ownerId);
     const ended = await app.http.get('/v1/account').set('Cookie', cookie2);
     expect(ended.status).toBe(401);
-    expect(ended.body.errors[0].message).toBe('session has ended: its sign-in token was revoked or expired');
+    expect(ended.body.errors[0].message).toBe(
+      'session has ended: its sign-in token was revoked or expired',
+    );
   });
 
   test('sessions do not appear in the token list', async () => {
@@ -199,7 +223,9 @@ describe('dashboard sessions', () => {
     expect(page.status).toBe(200);
     expect(page.headers['content-security-policy']).toContain("default-src 'none'");
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
-    const scripts = [...page.text.matchAll(/\/dashboard\/assets\/(app\.[0-9a-f]{12}\.(?:js|css))/g)].map((m) => m[1]);
+    const scripts = [
+      ...page.text.matchAll(/\/dashboard\/assets\/(app\.[0-9a-f]{12}\.(?:js|css))/g),
+    ].map((m) => m[1]);
     expect(scripts.sort()).toHaveLength(2);
     for (const name of scripts) {
       const asset = await app.http.get(`/dashboard/assets/${name}`);

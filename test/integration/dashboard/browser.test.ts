@@ -1,0 +1,151 @@
+/**
+ * The dashboard in a real browser: Debian's Chromium driven by playwright-core
+ * (never a downloaded browser). Screenshots of each page go to
+ * test-artifacts/dashboard/ (not committed).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { issueToken } from '../../../src/http/admin';
+import { startListeningApp, type ListeningApp } from '../../helpers/app';
+import { startRedis, type TestRedis } from '../../helpers/redis';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = path.resolve(__dirname, '../../../test-artifacts/dashboard');
+
+let redis: TestRedis;
+let app: ListeningApp;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`,
+    );
+  }
+  fs.mkdirSync(SHOTS, { recursive: true });
+  redis = await startRedis();
+  app = await startListeningApp(redis);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+  page = await context.newPage();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  await redis?.stop();
+});
+
+async function api(method: string, urlPath: string, token: string, body?: unknown) {
+  const res = await fetch(`${app.baseUrl}${urlPath}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as { result: Record<string, unknown> } };
+}
+
+test('an owner signs in, makes a scoped token, watches a channel live, purges, revokes and signs out', async () => {
+  await app.relay.store.accounts.create('acme', 'free');
+  const owner = (
+    await issueToken(app.relay.store.accounts, 'acme', { role: 'owner', name: 'owner' })
+  ).token;
+
+  await page.goto(`${app.baseUrl}/dashboard`);
+  await page.getByLabel('Owner token').fill('rq_wrong');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByText('that token was not accepted').waitFor();
+
+  await page.getByLabel('Owner token').fill(owner);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Usage' }).waitFor();
+  await page.getByText('0 of 5 channels').waitFor();
+  expect(await page.evaluate(() => window.localStorage.length + window.sessionStorage.length)).toBe(
+    0,
+  );
+  await page.screenshot({ path: path.join(SHOTS, 'usage.png') });
+
+  // a token scoped to one channel, shown once, usable at once
+  await page.getByRole('button', { name: 'Tokens' }).click();
+  await page.getByLabel('Token name').fill('ci');
+  await page.getByLabel('Allowed channels').fill('orders');
+  await page.getByRole('button', { name: 'Create token' }).click();
+  const created = page.getByLabel('New token');
+  await created.waitFor();
+  const token = await created.inputValue();
+  expect(token).toMatch(/^rq_[0-9a-f]{16}.{43}_acme$/);
+  await page.screenshot({ path: path.join(SHOTS, 'tokens.png') });
+  expect(
+    (await api('POST', '/v1/relay/channels/orders/messages', token, { body: { n: 1 } })).status,
+  ).toBe(200);
+  expect(
+    (await api('POST', '/v1/relay/channels/alerts/messages', token, { body: { n: 1 } })).status,
+  ).toBe(403);
+
+  // the channel list updates live when messages arrive
+  await page.getByRole('button', { name: 'Channels' }).click();
+  const queued = page.locator('tr[data-channel="orders"] td[data-field="queued"]');
+  await queued.waitFor();
+  expect(await queued.textContent()).toBe('1');
+  await page.locator('#live.on').waitFor();
+  await api('POST', '/v1/relay/channels/orders/messages/batch', token, {
+    messages: [{ body: 2 }, { body: 3 }],
+  });
+  await page.waitForFunction(
+    () =>
+      document.querySelector('tr[data-channel="orders"] td[data-field="queued"]')?.textContent ===
+      '3',
+    undefined,
+    { timeout: 4000 },
+  );
+  await page.screenshot({ path: path.join(SHOTS, 'channels.png') });
+
+  // pull a few and look at them, then purge with confirmation
+  await page.getByRole('button', { name: 'Open channel orders' }).click();
+  await page.getByRole('button', { name: 'Pull 5 messages' }).click();
+  await page.getByText('attempts 1').first().waitFor();
+  await page.getByRole('button', { name: 'Let them return' }).click();
+  await page.getByRole('button', { name: 'Purge channel orders' }).click();
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await page.getByText('Purged 3 messages from orders.').waitFor();
+  await page.waitForFunction(
+    () =>
+      document.querySelector('tr[data-channel="orders"] td[data-field="in_flight"]')
+        ?.textContent === '0',
+  );
+
+  // revoke the scoped token with confirmation: it stops working at once
+  await page.getByRole('button', { name: 'Tokens' }).click();
+  await page.getByRole('button', { name: 'Revoke token ci' }).click();
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await page.getByText('Token revoked.').waitFor();
+  expect((await api('POST', '/v1/relay/channels/orders/messages', token, { body: 1 })).status).toBe(
+    401,
+  );
+
+  // sign out: back to the form, the session cookie no longer works
+  const cookies = await page.context().cookies();
+  const session = cookies.find((c) => c.name === 'relayq_session');
+  expect(session?.httpOnly).toBe(true);
+  expect(session?.sameSite).toBe('Strict');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  const after = await fetch(`${app.baseUrl}/v1/account`, {
+    headers: { Cookie: `relayq_session=${session!.value}` },
+  });
+  expect(after.status).toBe(401);
+}, 60_000);
