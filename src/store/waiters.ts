@@ -7,7 +7,16 @@
 import type { EventHub } from './events';
 
 export class ChannelWaiters {
+  private readonly sleeping = new Set<() => void>();
+  private released = false;
+
   constructor(private readonly hub: EventHub) {}
+
+  /** On shutdown: every wait answers now with what it has, and new ones do not wait. */
+  releaseAll(): void {
+    this.released = true;
+    for (const wake of [...this.sleeping]) wake();
+  }
 
   /**
    * Subscribes to the account's events, then runs attempt() until it returns
@@ -37,7 +46,7 @@ export class ChannelWaiters {
         signalled = false;
         const result = await attempt();
         const remaining = deadline - Date.now();
-        if (result.done || remaining <= 0 || signal.aborted) return result.value;
+        if (result.done || remaining <= 0 || signal.aborted || this.released) return result.value;
         if (!signalled) {
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, remaining);
@@ -45,10 +54,12 @@ export class ChannelWaiters {
               clearTimeout(timer);
               resolve();
             };
+            this.sleeping.add(wake);
           });
+          if (wake) this.sleeping.delete(wake);
           wake = null;
         }
-        if (signal.aborted) return result.value;
+        if (signal.aborted || this.released) return result.value;
         if (Date.now() >= deadline) return (await attempt()).value;
       }
     } finally {

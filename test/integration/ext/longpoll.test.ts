@@ -159,3 +159,22 @@ test('a waiter that lost the race gets the next message', async () => {
   const ids = both.flatMap((r) => r.messages.map((m) => m.id)).sort();
   expect(ids).toEqual([first, second].sort());
 });
+
+test('on shutdown, waiting pulls answer at once (200, empty) and new ones do not wait', async () => {
+  const { auth } = await setup();
+  const c = await startApp(redis);
+  try {
+    const cc = client(c, auth);
+    const waiting = timed(() => cc.pull('orders', { wait_ms: 10000 }));
+    await eventually(() => c.relay.events.subscribedAccounts() === 1);
+    c.relay.beginShutdown();
+    const { value, ms } = await waiting;
+    expect(value).toEqual({ message_backlog_count: 0, messages: [] });
+    expect(ms).toBeLessThan(3000);
+    const late = await timed(() => cc.pull('orders', { wait_ms: 10000 }));
+    expect(late.value).toEqual({ message_backlog_count: 0, messages: [] });
+    expect(late.ms).toBeLessThan(3000);
+  } finally {
+    await c.close();
+  }
+});
