@@ -131,6 +131,20 @@ describe('channel configuration', () => {
     // Reconfiguring an existing channel at the limit works.
     expect((await ca.configure('c1', { max_attempts: 2 })).status).toBe(200);
   });
+  test('a scoped token may name only its channels as dead-letter channel and redrive target', async () => {
+    const id = accountId('dl-scope');
+    await accountWithToken(a, id);
+    const { auth } = await accountWithToken(a, id, { channels: ['orders', 'orders-dlq'] });
+    const ca = client(a, auth);
+    expect((await ca.configure('orders', { dead_letter_channel: 'orders-dlq' })).status).toBe(200);
+    const put = await ca.configure('orders', { dead_letter_channel: 'elsewhere' });
+    expect(put.status).toBe(403);
+    expect(put.body).toEqual(errorEnvelope(403, 'this token may not use channel elsewhere'));
+    const redrive = await ca.post(ca.path('orders-dlq', '/redrive'), { to: 'elsewhere' });
+    expect(redrive.status).toBe(403);
+    expect(redrive.body).toEqual(errorEnvelope(403, 'this token may not use channel elsewhere'));
+    expect((await ca.channel('orders')).body.result.config.dead_letter_channel).toBe('orders-dlq');
+  });
 });
 
 describe('dead-lettering', () => {
@@ -250,6 +264,21 @@ describe('dead-lettering', () => {
     await ca.ack('orders', { retries: [{ lease_id: second.lease_id }] });
     expect((await ca.pull('new-dlq')).messages.map((m) => m.id)).toEqual([id]);
     expect((await ca.pull('old-dlq')).message_backlog_count).toBe(1); // only the first, in flight
+  });
+
+  test('a dead-letter channel removed on another instance is honoured at once', async () => {
+    const { ca, cb, id: account } = await setup();
+    await ca.configure('orders', { max_attempts: 1, dead_letter_channel: 'dlq' });
+    await ca.sendBatch('orders', { messages: [{ body: 1 }, { body: 2 }] });
+    const [first, second] = (await ca.pull('orders')).messages;
+    await ca.ack('orders', { retries: [{ lease_id: first.lease_id }] }); // a now knows dlq
+    await cb.configure('orders', { dead_letter_channel: null });
+    expect(await ca.ack('orders', { retries: [{ lease_id: second.lease_id }] })).toEqual({
+      acked_count: 0,
+      retried_count: 1,
+    });
+    expect((await ca.pull('dlq')).messages.map((m) => m.id)).toEqual([first.id]);
+    expect(await storageBytes(a, account)).toBe(3); // the discarded one is freed
   });
 
   test('a dead-lettered message counts toward the storage limit', async () => {
