@@ -118,6 +118,7 @@ export function messagesRouter(deps: HttpDeps): Router {
       res.on('close', () => gone.abort());
       // A client that has left (even while the request was authenticated) leases nothing.
       if (res.closed) gone.abort();
+      let woken = false;
       const result = await deps.waiters.waitFor(
         auth.accountId,
         channel,
@@ -125,6 +126,9 @@ export function messagesRouter(deps: HttpDeps): Router {
         gone.signal,
         async () => {
           if (gone.signal.aborted) return { done: true, value: { backlogCount: 0, messages: [] } };
+          // A wait can outlive its token (revoked, expired): check it again before leasing.
+          if (woken) await channelRequest(req);
+          woken = true;
           const r = await pull();
           return { done: r.messages.length > 0, value: r };
         },

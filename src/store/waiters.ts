@@ -20,7 +20,8 @@ export class ChannelWaiters {
 
   /**
    * Subscribes to the account's events, then runs attempt() until it returns
-   * a result with `done`, re-running it on each new_message for the channel,
+   * a result with `done`, re-running it on each new_message for the channel
+   * (and on a token revocation or account deletion, which attempt() re-checks),
    * until the deadline or the signal aborts. Returns the last result.
    */
   async waitFor<T>(
@@ -33,7 +34,8 @@ export class ChannelWaiters {
     let wake: (() => void) | null = null;
     let signalled = false;
     const unsubscribe = await this.hub.subscribe(account, (event) => {
-      if (event.kind === 'new_message' && event.channel === channel) {
+      // A revoked token or deleted account wakes the wait too: the next attempt re-checks the caller.
+      if (event.kind !== 'new_message' || event.channel === channel) {
         signalled = true;
         wake?.();
       }

@@ -1,5 +1,6 @@
 /** Extension: long polling on pull (`wait_ms`), across two app instances. */
 import {
+  ADMIN_TOKEN,
   accountWithToken,
   eventually,
   sleep,
@@ -126,6 +127,33 @@ test('a long-poller that disconnects stops waiting and does not take the message
   const pulled = await cb.pull('orders');
   expect(pulled.messages).toHaveLength(1);
   expect(pulled.messages[0]).toMatchObject({ id, attempts: 1 });
+});
+
+test('a wait whose token is revoked meanwhile answers 401 and leases nothing', async () => {
+  const { id, cb } = await setup();
+  const waiter = await accountWithToken(a, id);
+  const start = Date.now();
+  const waiting = a.http
+    .post('/v1/relay/channels/orders/messages/pull')
+    .set('Authorization', waiter.auth)
+    .send({ wait_ms: 10000 });
+  const done = waiting.then((res) => ({
+    status: res.status,
+    body: res.body,
+    ms: Date.now() - start,
+  }));
+  await eventually(() => a.relay.events.subscribedAccounts() === 1);
+  const revoked = await b.http
+    .delete(`/v1/admin/accounts/${id}/tokens/${waiter.tokenId}`)
+    .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+  expect(revoked.status).toBe(200);
+  const res = await done;
+  expect(res.status).toBe(401);
+  expect(res.body).toEqual(errorEnvelope(401, 'invalid or revoked token'));
+  expect(res.ms).toBeLessThan(5000);
+  const sent = await cb.send('orders', { body: 1 });
+  const pulled = await cb.pull('orders');
+  expect(pulled.messages.map((m) => [m.id, m.attempts])).toEqual([[sent, 1]]);
 });
 
 test('many waiters, one message: exactly one gets it, the others keep waiting and time out empty', async () => {
