@@ -281,6 +281,27 @@ describe('dead-lettering', () => {
     expect(await storageBytes(a, account)).toBe(3); // the discarded one is freed
   });
 
+  test('a dead-lettered message keeps its retention expiry and is deleted when it passes', async () => {
+    const short = await startApp(redis, {
+      RELAY_PLANS: '{"brief":{"max_storage_bytes":1000000,"max_channels":5,"retention_seconds":2}}',
+    });
+    try {
+      const id = accountId('dl-retention');
+      await short.relay.store.accounts.create(id, 'brief');
+      const cs = client(short, (await accountWithToken(short, id)).auth);
+      await cs.configure('orders', { max_attempts: 1, dead_letter_channel: 'orders-dlq' });
+      await cs.send('orders', { body: 1 });
+      const [m] = (await cs.pull('orders')).messages;
+      await cs.ack('orders', { retries: [{ lease_id: m.lease_id }] });
+      expect((await cs.channel('orders-dlq')).body.result.queued).toBe(1);
+      expect(await storageBytes(short, id)).toBe(3);
+      await eventually(async () => (await storageBytes(short, id)) === 0, 6000);
+      expect(await cs.pull('orders-dlq')).toEqual({ message_backlog_count: 0, messages: [] });
+    } finally {
+      await short.close();
+    }
+  });
+
   test('a dead-lettered message counts toward the storage limit', async () => {
     const { ca, id: account } = await setup();
     await ca.configure('orders', { max_attempts: 1, dead_letter_channel: 'orders-dlq' });
