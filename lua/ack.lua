@@ -27,6 +27,14 @@ local cfg = redis.call('HGET', k.channels, channel)
 if not cfg then
   return { 0, 0, false }
 end
+local max_attempts, _, dlq = parse_config(cfg)
+-- Checked before any write: an error reply does not undo the acks already done,
+-- and the caller's rerun would then no longer count them.
+if r > 0 then
+  local stale = check_dlq(dlq, ARGV[2])
+  if stale then return stale end
+end
+if dlq == '' then dl = nil end
 
 -- The message a lease id names, if that lease is its current one.
 local function leased(lease)
@@ -52,16 +60,18 @@ end
 local retried = 0
 local lowered = false
 if r > 0 then
-  local max_attempts, _, dlq = parse_config(cfg)
-  local stale = check_dlq(dlq, ARGV[2])
-  if stale then return stale end
-  if dlq == '' then dl = nil end
   local now = now_ms()
   local available_now = false
   local earliest = false
+  local seen = {}
   for i = 1, r do
     local base = 5 + a + (i - 1) * 2
-    local seq, rec, attempts = leased(ARGV[base + 1])
+    local lease = ARGV[base + 1]
+    local seq, rec, attempts
+    if not seen[lease] then
+      seen[lease] = true
+      seq, rec, attempts = leased(lease)
+    end
     if seq then
       retried = retried + 1
       if attempts >= max_attempts then

@@ -107,9 +107,11 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     },
     beginShutdown() {
       shuttingDown = true;
+      waiters.releaseAll();
     },
     async close() {
       shuttingDown = true;
+      waiters.releaseAll();
       await sweeper.stop();
       subscriber.disconnect();
     },

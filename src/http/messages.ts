@@ -116,12 +116,19 @@ export function messagesRouter(deps: HttpDeps): Router {
       if (waitMs === 0) return pullJson(await pull());
       const gone = new AbortController();
       res.on('close', () => gone.abort());
+      // A client that has left (even while the request was authenticated) leases nothing.
+      if (res.closed) gone.abort();
+      let woken = false;
       const result = await deps.waiters.waitFor(
         auth.accountId,
         channel,
         waitMs,
         gone.signal,
         async () => {
+          if (gone.signal.aborted) return { done: true, value: { backlogCount: 0, messages: [] } };
+          // A wait can outlive its token (revoked, expired): check it again before leasing.
+          if (woken) await channelRequest(req);
+          woken = true;
           const r = await pull();
           return { done: r.messages.length > 0, value: r };
         },

@@ -131,7 +131,16 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
           throw mapChannelErrors(err, channel, limits);
         }
       };
-      if (to !== null) return move(to, false, max);
+      if (to !== null) {
+        // One call looks at REDRIVE_SCAN waiting messages at most; a larger max takes more calls.
+        let moved = 0;
+        while (moved < max) {
+          const n = await move(to, false, max - moved);
+          if (n === 0) break;
+          moved += n;
+        }
+        return moved;
+      }
       if (!(await this.get(account, channel))) throw channelNotFound(channel);
       let moved = 0;
       while (moved < max) {

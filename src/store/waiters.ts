@@ -7,11 +7,21 @@
 import type { EventHub } from './events';
 
 export class ChannelWaiters {
+  private readonly sleeping = new Set<() => void>();
+  private released = false;
+
   constructor(private readonly hub: EventHub) {}
+
+  /** On shutdown: every wait answers now with what it has, and new ones do not wait. */
+  releaseAll(): void {
+    this.released = true;
+    for (const wake of [...this.sleeping]) wake();
+  }
 
   /**
    * Subscribes to the account's events, then runs attempt() until it returns
-   * a result with `done`, re-running it on each new_message for the channel,
+   * a result with `done`, re-running it on each new_message for the channel
+   * (and on a token revocation or account deletion, which attempt() re-checks),
    * until the deadline or the signal aborts. Returns the last result.
    */
   async waitFor<T>(
@@ -24,7 +34,8 @@ export class ChannelWaiters {
     let wake: (() => void) | null = null;
     let signalled = false;
     const unsubscribe = await this.hub.subscribe(account, (event) => {
-      if (event.kind === 'new_message' && event.channel === channel) {
+      // A revoked token or deleted account wakes the wait too: the next attempt re-checks the caller.
+      if (event.kind !== 'new_message' || event.channel === channel) {
         signalled = true;
         wake?.();
       }
@@ -37,7 +48,7 @@ export class ChannelWaiters {
         signalled = false;
         const result = await attempt();
         const remaining = deadline - Date.now();
-        if (result.done || remaining <= 0 || signal.aborted) return result.value;
+        if (result.done || remaining <= 0 || signal.aborted || this.released) return result.value;
         if (!signalled) {
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, remaining);
@@ -45,10 +56,12 @@ export class ChannelWaiters {
               clearTimeout(timer);
               resolve();
             };
+            this.sleeping.add(wake);
           });
+          if (wake) this.sleeping.delete(wake);
           wake = null;
         }
-        if (signal.aborted) return result.value;
+        if (signal.aborted || this.released) return result.value;
         if (Date.now() >= deadline) return (await attempt()).value;
       }
     } finally {

@@ -1,0 +1,89 @@
+/** A small HTTP client over one test app for the extension tests (not a test file). */
+import { ADMIN_TOKEN, type TestApp } from '../../helpers/app';
+
+export interface Pulled {
+  body: unknown;
+  id: string;
+  timestamp_ms: number;
+  attempts: number;
+  metadata: Record<string, unknown>;
+  lease_id: string;
+  content_type: string;
+  dead_letter?: { source_channel: string; attempts: number };
+}
+
+export interface Reply {
+  status: number;
+  body: {
+    success: boolean;
+    errors: { code: number; message: string }[];
+    messages: unknown[];
+    result: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
+}
+
+const path = (channel: string, suffix = '') => `/v1/relay/channels/${channel}/messages${suffix}`;
+
+export function client(app: TestApp, auth: string) {
+  const post = async (url: string, body: unknown): Promise<Reply> => {
+    const res = await app.http
+      .post(url)
+      .set('Authorization', auth)
+      .send(body as object);
+    return { status: res.status, body: res.body };
+  };
+  const ok = async (url: string, body: unknown) => {
+    const res = await post(url, body);
+    if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.result;
+  };
+  return {
+    post,
+    send: async (channel: string, message: object): Promise<string> =>
+      (await ok(path(channel), message)).id,
+    sendBatch: async (channel: string, body: object): Promise<string[]> =>
+      (await ok(path(channel, '/batch'), body)).ids,
+    pull: async (
+      channel: string,
+      body: object = {},
+    ): Promise<{ message_backlog_count: number; messages: Pulled[] }> =>
+      ok(path(channel, '/pull'), body),
+    ack: async (channel: string, body: object) => ok(path(channel, '/ack'), body),
+    extend: async (channel: string, body: object): Promise<number> =>
+      (await ok(path(channel, '/extend'), body)).extended_count,
+    redrive: async (channel: string, body: object = {}): Promise<number> =>
+      (await ok(path(channel, '/redrive'), body)).moved_count,
+    configure: async (channel: string, body: object): Promise<Reply> => {
+      const res = await app.http
+        .put(`/v1/relay/channels/${channel}`)
+        .set('Authorization', auth)
+        .send(body);
+      return { status: res.status, body: res.body };
+    },
+    channel: async (channel: string): Promise<Reply> => {
+      const res = await app.http.get(`/v1/relay/channels/${channel}`).set('Authorization', auth);
+      return { status: res.status, body: res.body };
+    },
+    path,
+  };
+}
+
+/** The account's stored bytes, through the admin API. */
+export async function storageBytes(app: TestApp, account: string): Promise<number> {
+  const res = await app.http
+    .get(`/v1/admin/accounts/${account}`)
+    .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+  return res.body.result.usage.storage_bytes;
+}
+
+/** The error envelope the service answers with. */
+export function errorEnvelope(code: number, message: string) {
+  return { success: false, errors: [{ code, message }], messages: [], result: null };
+}
+
+let counter = 0;
+/** A fresh account id per test, so that tests never share state. */
+export function accountId(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${counter}`;
+}
