@@ -40,7 +40,7 @@ export interface RelayApp {
   deps: HttpDeps;
   /** Loads the scripts, connects the subscriber, starts the sweeper. */
   start(): Promise<void>;
-  /** Marks the app as shutting down (readiness fails). */
+  /** Marks the app as shutting down: readiness fails, long polls answer at once. */
   beginShutdown(): void;
   /** Stops the sweeper and closes the subscriber connection (not the main one). */
   close(): Promise<void>;
@@ -94,9 +94,11 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     },
     beginShutdown() {
       shuttingDown = true;
+      waiters.stop();
     },
     async close() {
       shuttingDown = true;
+      waiters.stop();
       await sweeper.stop();
       subscriber.disconnect();
     },

@@ -7,7 +7,14 @@
 import type { EventHub } from './events';
 
 export class ChannelWaiters {
+  private readonly stopping = new AbortController();
+
   constructor(private readonly hub: EventHub) {}
+
+  /** Ends every wait now and every later one at once (shutdown): each answers what it has. */
+  stop(): void {
+    this.stopping.abort();
+  }
 
   /**
    * Subscribes to the account's events, then runs attempt() until it returns
@@ -32,12 +39,14 @@ export class ChannelWaiters {
     const deadline = Date.now() + waitMs;
     const onAbort = () => wake?.();
     signal.addEventListener('abort', onAbort);
+    this.stopping.signal.addEventListener('abort', onAbort);
+    const ended = () => signal.aborted || this.stopping.signal.aborted;
     try {
       for (;;) {
         signalled = false;
         const result = await attempt();
         const remaining = deadline - Date.now();
-        if (result.done || remaining <= 0 || signal.aborted) return result.value;
+        if (result.done || remaining <= 0 || ended()) return result.value;
         if (!signalled) {
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, remaining);
@@ -48,11 +57,12 @@ export class ChannelWaiters {
           });
           wake = null;
         }
-        if (signal.aborted) return result.value;
+        if (ended()) return result.value;
         if (Date.now() >= deadline) return (await attempt()).value;
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
+      this.stopping.signal.removeEventListener('abort', onAbort);
       unsubscribe();
     }
   }
