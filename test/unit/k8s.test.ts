@@ -12,9 +12,13 @@ import { loadConfig } from '../../src/config';
 const ROOT = path.resolve(__dirname, '..', '..');
 const K8S = path.join(ROOT, 'k8s');
 
+// parsed YAML: shapes are checked by the schema validation below
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Doc = Record<string, any>;
+
 interface Manifest {
   file: string;
-  doc: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  doc: Doc;
 }
 
 function yamlFiles(dir: string): string[] {
@@ -29,8 +33,7 @@ function yamlFiles(dir: string): string[] {
     );
 }
 
-function parse(file: string): Record<string, any>[] {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
+function parse(file: string): Doc[] {
   return parseAllDocuments(fs.readFileSync(file, 'utf8')).map((doc) => {
     if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0].message}`);
     return doc.toJS();
@@ -277,10 +280,8 @@ describe('Service, HPA, PDB and Ingress', () => {
       'nginx.ingress.kubernetes.io/proxy-read-timeout': '3600',
       'nginx.ingress.kubernetes.io/proxy-send-timeout': '3600',
     });
-    const backends = ingress.spec.rules.flatMap(
-      (r: any) =>
-        // eslint-disable-line @typescript-eslint/no-explicit-any
-        r.http.paths.map((p: any) => p.backend.service), // eslint-disable-line @typescript-eslint/no-explicit-any
+    const backends = ingress.spec.rules.flatMap((r: Doc) =>
+      r.http.paths.map((p: Doc) => p.backend.service),
     );
     expect(backends).toEqual([{ name: 'relayq', port: { name: 'http' } }]);
   });
