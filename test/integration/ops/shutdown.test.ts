@@ -236,7 +236,8 @@ test('SIGTERM: in-flight requests finish with 200, readiness fails, new connecti
   stopSending = true;
   await Promise.all(senders);
   expect(refusals.length).toBeGreaterThan(0);
-  expect(new Set(refusals)).toEqual(new Set(['ECONNREFUSED']));
+  // refused, or reset when the kernel had queued the connection before the listener closed
+  for (const code of refusals) expect(['ECONNREFUSED', 'ECONNRESET']).toContain(code);
 
   const exit = await served.exited;
   expect(exit).toEqual({ code: 0, signal: null });
