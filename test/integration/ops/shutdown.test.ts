@@ -16,6 +16,8 @@ import { startRedis, type TestRedis } from '../../helpers/redis';
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 let image: string;
 let redis: TestRedis;
+/** every process started, so that a failed test leaves none behind */
+const children: ChildProcess[] = [];
 
 interface Reply {
   status: number;
@@ -63,14 +65,17 @@ interface Served {
   exited: Promise<{ code: number | null; signal: string | null }>;
 }
 
-async function startProcess(graceMs: number): Promise<Served> {
+async function startProcess(
+  graceMs: number,
+  redisEnv: Record<string, string> = redis.env,
+): Promise<Served> {
   const port = await freePort();
   const metricsPort = await freePort();
   const child = spawn(process.execPath, [path.join(image, 'dist/src/cli/main.js'), 'serve'], {
     cwd: image,
     env: {
       PATH: process.env.PATH,
-      ...redis.env,
+      ...redisEnv,
       HOST: '127.0.0.1',
       PORT: String(port),
       METRICS_PORT: String(metricsPort),
@@ -80,6 +85,7 @@ async function startProcess(graceMs: number): Promise<Served> {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.push(child);
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -121,6 +127,9 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
   await redis?.stop();
   if (image) fs.rmSync(image, { recursive: true, force: true });
 });
@@ -286,4 +295,49 @@ test('SIGTERM with a request that never finishes: cut at the grace period, still
   expect(took).toBeGreaterThanOrEqual(graceMs - 100);
   expect(took).toBeLessThan(graceMs + 5000);
   await stuckClosed;
+}, 60_000);
+
+test('SIGTERM in the embedded mode: redis-server stops cleanly, exit 0, and the data is there on the next start', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relayq-data-'));
+  try {
+    const embedded = { RELAY_DATA_DIR: dataDir };
+    const first = await startProcess(3000, embedded);
+    const token = fs.readFileSync(path.join(dataDir, 'local-token'), 'utf8').trim();
+    const auth = { Authorization: `Bearer ${token}` };
+    const sent = await call(
+      first.port,
+      'POST',
+      '/v1/relay/channels/kept/messages',
+      { body: 'kept' },
+      auth,
+    );
+    expect(sent.status).toBe(200);
+    const redisPid = Number(fs.readFileSync(path.join(dataDir, 'redis.pid'), 'utf8'));
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    expect(() => process.kill(redisPid, 0)).toThrow(); // the redis-server child is gone
+    expect(fs.readFileSync(path.join(dataDir, 'redis.log'), 'utf8')).toMatch(
+      /ready to exit, bye bye/,
+    );
+
+    const second = await startProcess(3000, embedded);
+    try {
+      const pulled = await call(
+        second.port,
+        'POST',
+        '/v1/relay/channels/kept/messages/pull',
+        {},
+        auth,
+      );
+      expect(pulled.status).toBe(200);
+      expect(pulled.body.result!.messages).toEqual([
+        expect.objectContaining({ id: sent.body.result!.id, body: 'kept' }),
+      ]);
+    } finally {
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toEqual({ code: 0, signal: null });
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 }, 60_000);
