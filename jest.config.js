@@ -1,8 +1,34 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Two projects: every test on one Redis ("single"), and the integration
+ * suites that must hold on a Redis Cluster too ("cluster": startRedis() starts
+ * three cluster-mode masters; see test/helpers/cluster.ts).
+ */
+const common = {
   preset: 'ts-jest',
   testEnvironment: 'node',
+  rootDir: __dirname,
   roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
   testTimeout: 30000,
+  projects: [
+    {
+      ...common,
+      displayName: 'single',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      // the cluster suite starts its own cluster; it runs in the cluster project only
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/integration/cluster/'],
+    },
+    {
+      ...common,
+      displayName: 'cluster',
+      setupFiles: ['<rootDir>/test/helpers/clusterTopology.ts'],
+      testMatch: [
+        '<rootDir>/test/integration/smoke.test.ts',
+        '<rootDir>/test/integration/{core,accounts,ws,cluster}/**/*.test.ts',
+      ],
+    },
+  ],
 };

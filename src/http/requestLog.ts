@@ -25,7 +25,7 @@ export function requestLog(logger: Logger, metrics: Metrics): RequestHandler {
         { method: req.method, route, status: String(res.statusCode) },
         seconds,
       );
-      logger.debug(
+      logger.info(
         {
           reqId: requestId,
           method: req.method,
