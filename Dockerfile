@@ -30,6 +30,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY lua ./lua
+# the dashboard's static files are served from source (plain HTML, CSS and JS)
+COPY src/dashboard/public ./src/dashboard/public
 # the image's "node" user (uid 1000), numeric so that runAsNonRoot can check it
 USER 1000:1000
 VOLUME ["/data"]
