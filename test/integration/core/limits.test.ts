@@ -147,7 +147,11 @@ describe('message size (body JSON + metadata JSON, UTF-8 bytes)', () => {
     const res = await client.batch('orders', {
       messages: [{ body: 1 }, { body: bodyOf(LIMIT - 1) }],
     });
-    expectError(res, 413, 'messages[1] is 131073 bytes; the limit is 131072 bytes (body + metadata)');
+    expectError(
+      res,
+      413,
+      'messages[1] is 131073 bytes; the limit is 131072 bytes (body + metadata)',
+    );
     expect(await backlog()).toBe(0);
   });
 });
@@ -225,9 +229,9 @@ describe('pull: visibility_timeout_ms and batch_size', () => {
     await client.sendOk('orders', { body: 1 });
     const before = Date.now();
     await client.pullOk('orders');
-    const [deadline] = await app.redis.zrange('rq:{acme}:c:orders:f', 0, 0, 'WITHSCORES').then(
-      (r) => [Number(r[1])],
-    );
+    const [deadline] = await app.redis
+      .zrange('rq:{acme}:c:orders:f', 0, 0, 'WITHSCORES')
+      .then((r) => [Number(r[1])]);
     expect(deadline - before).toBeGreaterThanOrEqual(29_000);
     expect(deadline - before).toBeLessThanOrEqual(31_000);
   });
@@ -236,20 +240,31 @@ describe('pull: visibility_timeout_ms and batch_size', () => {
 describe('ack: lease_ids', () => {
   const fake = (i: number) => i.toString(16).padStart(34, '0');
   test('100 lease ids are accepted', async () => {
-    const res = await client.ack('orders', Array.from({ length: 100 }, (_, i) => fake(i)));
+    const res = await client.ack(
+      'orders',
+      Array.from({ length: 100 }, (_, i) => fake(i)),
+    );
     expect(res.status).toBe(200);
     expect(res.body.result).toEqual({ acked_count: 0 });
   });
   test('101 is a 400', async () => {
     expectError(
-      await client.ack('orders', Array.from({ length: 101 }, (_, i) => fake(i))),
+      await client.ack(
+        'orders',
+        Array.from({ length: 101 }, (_, i) => fake(i)),
+      ),
       400,
       'lease_ids must have at most 100 entries',
     );
   });
   test('0 is accepted and acks nothing', async () => {
     const res = await client.ack('orders', []);
-    expect(res.body).toEqual({ success: true, errors: [], messages: [], result: { acked_count: 0 } });
+    expect(res.body).toEqual({
+      success: true,
+      errors: [],
+      messages: [],
+      result: { acked_count: 0 },
+    });
   });
   test('an entry over 256 characters is a 400; 256 is ignored like any unknown id', async () => {
     expectError(
