@@ -39,7 +39,10 @@ test('20 concurrent pullers over 1,000 messages receive each exactly once while 
   const puller = async (_: unknown, n: number) => {
     // the pullers are spread over the two instances
     for (;;) {
-      const r = await pullers[n % 2].pullOk('orders', { batch_size: 7, visibility_timeout_ms: 600_000 });
+      const r = await pullers[n % 2].pullOk('orders', {
+        batch_size: 7,
+        visibility_timeout_ms: 600_000,
+      });
       if (r.messages.length === 0) return;
       for (const m of r.messages) {
         received.push(m.id);
