@@ -19,14 +19,30 @@ export interface ScriptFailure {
   detail: string;
 }
 
+/**
+ * Every code a script in lua/ answers with (each script's Errors section). Only
+ * these are script failures: any other error reply (LOADING, BUSY, READONLY,
+ * a WRONGTYPE inside a script, ...) is left to rethrowStoreError.
+ */
+export const SCRIPT_ERROR_CODES = [
+  'ACCOUNT_EXISTS',
+  'ACCOUNT_NOT_FOUND',
+  'CHANNEL_LIMIT',
+  'CHANNEL_NOT_FOUND',
+  'MESSAGE_TOO_LARGE',
+  'STALE_CONFIG',
+  'STORAGE_LIMIT',
+  'TOKEN_NOT_FOUND',
+] as const;
+
+const SCRIPT_ERROR = new RegExp(`(?:^|\\s)(${SCRIPT_ERROR_CODES.join('|')})(?: ([^\\n]*))?$`);
+
 /** The code and detail of an error reply from one of our scripts, or null. */
 export function scriptFailure(err: unknown): ScriptFailure | null {
   if (!(err instanceof Error) || err.name !== 'ReplyError') return null;
-  // ioredis wraps script errors as "ERR Error running script ... user_script:N: CODE detail"
-  // or, for redis.error_reply, just "CODE detail". Redis 7 prefixes "ERR " to a reply
-  // with no space in it ("ERR ACCOUNT_EXISTS"): that ERR is not our code.
-  const text = err.message.trim().replace(/^ERR (?=[A-Z][A-Z_]+$)/, '');
-  const match = /(?:^|\s)([A-Z][A-Z_]+)(?: ([^\n]*))?$/.exec(text);
+  // "CODE detail"; Redis 7 prefixes "ERR " to a reply with no space in it ("ERR ACCOUNT_EXISTS");
+  // an error raised inside a script reads "ERR Error running script ... user_script:N: CODE detail".
+  const match = SCRIPT_ERROR.exec(err.message.trim());
   if (!match) return null;
   return { code: match[1], detail: match[2] ?? '' };
 }
