@@ -155,6 +155,21 @@ describe('optional fields', () => {
   });
 });
 
+test('keys such as __proto__ are plain data: refused at top level, kept in metadata and body', async () => {
+  expectError(
+    await raw(path('orders'), '{"body":1,"__proto__":{"x":1}}'),
+    400,
+    'unknown field __proto__',
+  );
+  await raw(
+    path('orders'),
+    '{"body":{"__proto__":{"a":1}},"metadata":{"__proto__":{"b":2},"constructor":3}}',
+  );
+  const [m] = (await client.pullOk('orders')).messages;
+  expect(JSON.stringify(m.body)).toBe('{"__proto__":{"a":1}}');
+  expect(JSON.stringify(m.metadata)).toBe('{"__proto__":{"b":2},"constructor":3}');
+});
+
 describe('batch: all or nothing', () => {
   test('one bad entry stores nothing and the error names its index', async () => {
     const res = await client.batch('orders', {
