@@ -33,10 +33,14 @@ test('REDIS_URL turns the embedded default off', () => {
   expect(c.embeddedRedis).toBe(false);
   expect(c.redis.url).toBe('redis://db:6379');
   expect([c.port, c.host]).toEqual([9000, '127.0.0.1']);
+  expect(loadConfig({ HOST: '::1' }).host).toBe('::1');
+  expect(loadConfig({ HOST: 'relay.internal' }).host).toBe('relay.internal');
 });
 
 test.each([
   [{ PORT: 'abc' }, 'PORT must be a whole number, got "abc"'],
+  [{ HOST: 'my host' }, 'HOST must be an IP address or a host name, got "my host"'],
+  [{ HOST: 'http://x' }, 'HOST must be an IP address or a host name, got "http://x"'],
   [{ PORT: '-1' }, 'PORT must be a whole number, got "-1"'],
   [{ PORT: '65536' }, 'PORT must be between 0 and 65535, got 65536'],
   [{ PORT: '80.5' }, 'PORT must be a whole number, got "80.5"'],
