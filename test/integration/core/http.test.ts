@@ -82,3 +82,19 @@ test('a 500 is an envelope with a generic message: no stack, no internals', asyn
     (await app.http.post(path('orders')).set('Authorization', auth).send({ body: 1 })).status,
   ).toBe(200);
 });
+
+test('a path with broken percent-encoding is a 400 envelope', async () => {
+  const res = await app.http
+    .post('/v1/relay/channels/%E0%A4%A/messages')
+    .set('Authorization', auth)
+    .send({ body: 1 });
+  expectError(res, 400, 'request path is not valid percent-encoding');
+});
+
+test('HEAD and OPTIONS on a POST-only route are 405 with Allow: POST', async () => {
+  for (const method of ['head', 'options'] as const) {
+    const res = await app.http[method](path('orders')).set('Authorization', auth);
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('POST');
+  }
+});
