@@ -4,6 +4,7 @@ and its tokens, so that no request of it succeeds from now on, tells its
 WebSocket connections (event 'a'), and returns its channels, whose keys the
 caller then removes with channel_delete before account_forget.
 KEYS[1..6] account keys: account, channels, timers, usage, events, tokens
+ARGV    none
 Returns: { channel, ... }
 Errors:  ACCOUNT_NOT_FOUND (neither the account nor any of its channels exist)
 ]]

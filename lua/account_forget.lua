@@ -2,6 +2,7 @@
 account_forget: last step of deleting an account: removes its remaining
 account-wide keys once every channel is gone.
 KEYS[1..6] account keys: account, channels, timers, usage, events, tokens
+ARGV    none
 Returns: 1
 Errors:  none
 ]]

@@ -1,6 +1,7 @@
 --[[
 account_get: an account's plan and usage. Reads only.
 KEYS[1..6] account keys: account, channels, timers, usage, events, tokens
+ARGV    none
 Returns: { plan, created_ms, storage_bytes, channel_count } or false when there is no such account
 Errors:  none
 ]]

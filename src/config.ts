@@ -167,6 +167,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     );
   }
   const host = env.HOST || '0.0.0.0';
+  if (!/^[A-Za-z0-9._:%-]{1,253}$/.test(host)) {
+    throw new ConfigError(`HOST must be an IP address or a host name, got "${host}"`);
+  }
   return Object.freeze({
     port: integer(env, 'PORT', 8080, 0, 65535),
     host,

@@ -19,24 +19,31 @@ export interface ScriptFailure {
   detail: string;
 }
 
-/** The codes our scripts answer with (see each script's Errors section). */
+/**
+ * Every code a script in lua/ answers with (each script's Errors section). Only
+ * these are script failures: any other error reply (LOADING, BUSY, READONLY,
+ * a WRONGTYPE inside a script, ...) is left to rethrowStoreError.
+ */
 export const SCRIPT_ERROR_CODES = [
-  'ACCOUNT_NOT_FOUND',
   'ACCOUNT_EXISTS',
-  'TOKEN_NOT_FOUND',
-  'CHANNEL_NOT_FOUND',
+  'ACCOUNT_NOT_FOUND',
   'CHANNEL_LIMIT',
-  'STORAGE_LIMIT',
+  'CHANNEL_NOT_FOUND',
   'MESSAGE_TOO_LARGE',
   'STALE_CONFIG',
+  'STORAGE_LIMIT',
+  'TOKEN_NOT_FOUND',
 ] as const;
+
+const SCRIPT_ERROR = new RegExp(`(?:^|\\s)(${SCRIPT_ERROR_CODES.join('|')})(?: ([^\\n]*))?$`);
 
 /** The code and detail of an error reply from one of our scripts, or null. */
 export function scriptFailure(err: unknown): ScriptFailure | null {
   if (!(err instanceof Error) || err.name !== 'ReplyError') return null;
-  // Redis prefixes "ERR " to an error reply that has no code of its own ("TOKEN_NOT_FOUND").
-  const match = /^(?:ERR )?([A-Z][A-Z_]+)(?: (.*))?$/s.exec(err.message.trim());
-  if (!match || !(SCRIPT_ERROR_CODES as readonly string[]).includes(match[1])) return null;
+  // "CODE detail"; Redis 7 prefixes "ERR " to a reply with no space in it ("ERR ACCOUNT_EXISTS");
+  // an error raised inside a script reads "ERR Error running script ... user_script:N: CODE detail".
+  const match = SCRIPT_ERROR.exec(err.message.trim());
+  if (!match) return null;
   return { code: match[1], detail: match[2] ?? '' };
 }
 

@@ -1,0 +1,65 @@
+/** Script error replies to stable codes, as Redis 7 delivers them. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { isUnavailable, SCRIPT_ERROR_CODES, scriptFailure } from '../../src/store/storeErrors';
+
+function reply(message: string): Error {
+  const e = new Error(message);
+  e.name = 'ReplyError';
+  return e;
+}
+
+test.each([
+  // Redis 7 prefixes ERR to an error_reply with no space in it
+  ['ERR ACCOUNT_EXISTS', { code: 'ACCOUNT_EXISTS', detail: '' }],
+  ['ACCOUNT_NOT_FOUND', { code: 'ACCOUNT_NOT_FOUND', detail: '' }],
+  ['CHANNEL_LIMIT 5', { code: 'CHANNEL_LIMIT', detail: '5' }],
+  ['STALE_CONFIG dead-orders', { code: 'STALE_CONFIG', detail: 'dead-orders' }],
+  ['STALE_CONFIG', { code: 'STALE_CONFIG', detail: '' }],
+  [
+    'ERR Error running script (call to f_1): @user_script:12: STORAGE_LIMIT 100',
+    { code: 'STORAGE_LIMIT', detail: '100' },
+  ],
+])('%j -> %j', (message, failure) => {
+  expect(scriptFailure(reply(message))).toEqual(failure);
+});
+
+test('not a script code', () => {
+  expect(scriptFailure(new Error('ACCOUNT_EXISTS'))).toBeNull(); // not a ReplyError
+  expect(scriptFailure(reply('ERR wrong number of arguments for command'))).toBeNull();
+});
+
+test('unavailable replies and connection errors', () => {
+  expect(isUnavailable(reply('LOADING Redis is loading the dataset in memory'))).toBe(true);
+  expect(isUnavailable(new Error('connect ECONNREFUSED 127.0.0.1:6379'))).toBe(true);
+  expect(isUnavailable(reply('ERR ACCOUNT_EXISTS'))).toBe(false);
+});
+
+test('script failures are only our codes: Redis busy/loading replies are not', () => {
+  for (const m of [
+    'LOADING Redis is loading the dataset in memory',
+    'BUSY Redis is busy running a script',
+    'READONLY You cannot write against a read only replica.',
+    'CLUSTERDOWN The cluster is down',
+    'WRONGTYPE Operation against a key holding the wrong kind of value',
+  ]) {
+    expect(scriptFailure(reply(m))).toBeNull();
+  }
+});
+
+test('every error code a Lua script can answer with is in SCRIPT_ERROR_CODES', () => {
+  const dir = path.resolve(__dirname, '../../lua');
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.lua'));
+  const codes = new Set<string>();
+  for (const f of files) {
+    for (const m of fs
+      .readFileSync(path.join(dir, f), 'utf8')
+      .matchAll(/error_reply\('([A-Z_]+)/g)) {
+      codes.add(m[1]);
+    }
+  }
+  expect(codes.size).toBeGreaterThan(0);
+  expect([...codes].filter((c) => !(SCRIPT_ERROR_CODES as readonly string[]).includes(c))).toEqual(
+    [],
+  );
+});
