@@ -11,7 +11,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npx tsc -p tsconfig.build.json
+RUN npm run build
 
 FROM node:20-bookworm-slim
 # redis-server only serves the embedded default (no REDIS_URL / REDIS_CLUSTER_NODES)
@@ -30,8 +30,6 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY lua ./lua
-# the dashboard's static files are served from source (plain HTML, CSS and JS)
-COPY src/dashboard/public ./src/dashboard/public
 # the image's "node" user (uid 1000), numeric so that runAsNonRoot can check it
 USER 1000:1000
 VOLUME ["/data"]

@@ -122,6 +122,14 @@ beforeAll(async () => {
     { cwd: ROOT, stdio: 'pipe' },
   );
   fs.cpSync(path.join(ROOT, 'lua'), path.join(image, 'lua'), { recursive: true });
+  // as `npm run build` does: the dashboard's static files go next to the compiled code
+  fs.cpSync(
+    path.join(ROOT, 'src/dashboard/public'),
+    path.join(image, 'dist/src/dashboard/public'),
+    {
+      recursive: true,
+    },
+  );
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(image, 'node_modules'), 'dir');
   redis = await startRedis();
 }, 120_000);
