@@ -43,7 +43,10 @@ local out = {}
 local leased = 0
 local discarded, dead_lettered, expired = 0, 0, 0
 
-while leased < batch do
+-- Messages discarded or expired on the way are bounded too, so that one pull
+-- stays O(log n + batch) even when the sweeper has fallen behind.
+local MAX_SKIPPED = 1000
+while leased < batch and discarded + dead_lettered + expired < MAX_SKIPPED do
   local need = batch - leased
   local queued = redis.call('ZRANGEBYSCORE', ch.q, '-inf', now, 'WITHSCORES', 'LIMIT', 0, need)
   local ended = redis.call('ZRANGEBYSCORE', ch.f, '-inf', now, 'WITHSCORES', 'LIMIT', 0, need)
