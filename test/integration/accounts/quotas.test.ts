@@ -28,7 +28,9 @@ const STORAGE_403 = {
 };
 const CHANNEL_403 = (max: number) => ({
   success: false,
-  errors: [{ code: 403, message: `channel limit reached: the plan allows at most ${max} channels` }],
+  errors: [
+    { code: 403, message: `channel limit reached: the plan allows at most ${max} channels` },
+  ],
   messages: [],
   result: null,
 });
