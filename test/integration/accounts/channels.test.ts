@@ -163,6 +163,12 @@ test("deleting a channel that is another's dead-letter channel unsets it there",
     .put('/v1/relay/channels/orders')
     .set('Authorization', auth)
     .send({ dead_letter_channel: 'orders-dlq', max_attempts: 1 });
+  // a pull first, so that this pod remembers orders-dlq as the dead-letter channel
+  const first = await app.http
+    .post('/v1/relay/channels/orders/messages/pull')
+    .set('Authorization', auth)
+    .send({});
+  expect(first.status).toBe(200);
   const del = await app.http.delete('/v1/relay/channels/orders-dlq').set('Authorization', auth);
   expect(del.body).toEqual({
     success: true,
@@ -178,10 +184,11 @@ test("deleting a channel that is another's dead-letter channel unsets it there",
   });
   // A message past its last delivery is now discarded; the deleted channel stays deleted.
   await send(auth, 'orders', { body: 1 });
-  await app.http
+  const pulled = await app.http
     .post('/v1/relay/channels/orders/messages/pull')
     .set('Authorization', auth)
     .send({ visibility_timeout_ms: 1000 });
+  expect(pulled.body.result.messages).toHaveLength(1);
   await eventually(
     async () =>
       (await app.http.get('/v1/relay/channels/orders').set('Authorization', auth)).body.result
