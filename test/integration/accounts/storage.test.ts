@@ -15,6 +15,7 @@ import { startRedis, type TestRedis } from '../../helpers/redis';
 
 const PLANS = JSON.stringify({
   short: { max_storage_bytes: 100000, max_channels: 10, retention_seconds: 2 },
+  medium: { max_storage_bytes: 100000, max_channels: 10, retention_seconds: 4 },
   long: { max_storage_bytes: 100000, max_channels: 10, retention_seconds: 3600 },
 });
 
@@ -186,4 +187,22 @@ test('a plan change keeps the retention existing messages were sent with', async
   expect(left.map((m) => m.id)).toEqual([sentLong]);
   expect(left.map((m) => m.id)).not.toContain(sentShort);
   expect(await usage()).toEqual({ storage_bytes: 100, channels: 1 });
+});
+
+test('dead-lettered messages keep their expiry and are removed by retention too', async () => {
+  // retention 4 s: dead-lettered after about 1 s, removed from the dead-letter channel at 4 s
+  const { auth } = await accountWithToken(a, 'acme', { plan: 'medium' });
+  await a.http
+    .put('/v1/relay/channels/orders')
+    .set('Authorization', auth)
+    .send({ max_attempts: 1, dead_letter_channel: 'orders-dlq' });
+  await fill(auth, 'orders', 2);
+  expect((await pull(auth, 'orders', { visibility_timeout_ms: 1000 })).length).toBe(2);
+  await eventually(async () => (await channel(auth, 'orders-dlq')).storage_bytes === 200, 6000, 50);
+  await eventually(async () => (await usage()).storage_bytes === 0, 8000, 100);
+  expect(await channel(auth, 'orders-dlq')).toMatchObject({
+    queued: 0,
+    storage_bytes: 0,
+    oldest_message_ms: null,
+  });
 });
