@@ -4,6 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import { ADMIN_TOKEN, startListeningApp, type ListeningApp } from '../../helpers/app';
@@ -11,7 +12,9 @@ import { startRedis, type TestRedis } from '../../helpers/redis';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 /** The CLI, transpiled from src/ as `npm run build` would (type checks are `npm run typecheck`'s job). */
-const BUILD = path.join(ROOT, 'test-artifacts', 'cli-build');
+const BUILD = fs.mkdtempSync(path.join(os.tmpdir(), 'relayq-cli-'));
+/** The transpiled files live outside the checkout: node finds the packages through NODE_PATH. */
+const NODE_PATH = path.join(ROOT, 'node_modules');
 const MAIN = path.join(BUILD, 'src', 'cli', 'main.js');
 
 let redis: TestRedis;
@@ -41,7 +44,6 @@ beforeAll(async () => {
     { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
   );
   if (!config) throw new Error('cannot read tsconfig.build.json');
-  fs.rmSync(BUILD, { recursive: true, force: true });
   transpileTree(path.join(ROOT, 'src'), {
     ...config.options,
     sourceMap: false,
@@ -53,6 +55,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app.close();
   await redis.stop();
+  fs.rmSync(BUILD, { recursive: true, force: true });
 });
 
 interface Run {
@@ -70,6 +73,7 @@ function relayq(args: string[], env: Record<string, string> = {}): Promise<Run> 
         cwd: ROOT,
         env: {
           PATH: process.env.PATH ?? '',
+          NODE_PATH,
           RELAY_URL: app.baseUrl,
           RELAY_ADMIN_TOKEN: ADMIN_TOKEN,
           ...env,
@@ -259,6 +263,7 @@ const hasScript = fs.existsSync('/usr/bin/script');
       {
         env: {
           PATH: process.env.PATH ?? '',
+          NODE_PATH,
           RELAY_URL: app.baseUrl,
           RELAY_ADMIN_TOKEN: ADMIN_TOKEN,
         },
