@@ -1,6 +1,9 @@
 --[[
 channel_delete: delete a channel, its messages, configuration and dedup
-history; its slot in the plan's channel limit is freed.
+history; its slot in the plan's channel limit is freed. Channels that had it
+as their dead-letter channel lose that setting (so that their last deliveries
+are discarded instead of bringing the deleted channel back); this walks the
+account's channels, at most the plan's channel limit.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys of the channel
 ARGV[1] channel id
@@ -18,7 +21,15 @@ redis.call('UNLINK', ch.q, ch.f, ch.m, ch.x, ch.d, ch.dx)
 redis.call('HDEL', k.usage, ARGV[1])
 redis.call('HDEL', k.channels, ARGV[1])
 redis.call('ZREM', k.timers, ARGV[1])
-if redis.call('EXISTS', k.account) == 1 then
+local configs = redis.call('HGETALL', k.channels)
+for i = 1, #configs, 2 do
+  local max_attempts, dedup_window, dlq, created = parse_config(configs[i + 1])
+  if dlq == ARGV[1] then
+    redis.call('HSET', k.channels, configs[i], format_config(max_attempts, dedup_window, '', created))
+  end
+end
+-- (bytes ~= 0: Lua writes -0 as "-0", which HINCRBY refuses)
+if bytes ~= 0 and redis.call('EXISTS', k.account) == 1 then
   redis.call('HINCRBY', k.account, 'storage_bytes', -bytes)
 end
 return count

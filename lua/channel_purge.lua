@@ -16,7 +16,8 @@ local count = redis.call('HLEN', ch.m)
 local bytes = tonumber(redis.call('HGET', k.usage, ARGV[1]) or '0')
 redis.call('UNLINK', ch.q, ch.f, ch.m, ch.x)
 redis.call('HDEL', k.usage, ARGV[1])
-if redis.call('EXISTS', k.account) == 1 then
+-- (bytes ~= 0: Lua writes -0 as "-0", which HINCRBY refuses)
+if bytes ~= 0 and redis.call('EXISTS', k.account) == 1 then
   redis.call('HINCRBY', k.account, 'storage_bytes', -bytes)
 end
 return count

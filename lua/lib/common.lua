@@ -84,12 +84,13 @@ local function remove_message(k, ch, channel, seq, size)
 end
 
 -- Creates a channel entry if missing. Returns true if the channel exists
--- afterwards, false if creating it would pass max_channels.
+-- afterwards, false if creating it would pass max_channels or the account is
+-- being deleted (a channel created then would outlive the account's keys).
 local function ensure_channel(k, channel, max_channels, now)
   if redis.call('HEXISTS', k.channels, channel) == 1 then
     return true
   end
-  if redis.call('HLEN', k.channels) >= max_channels then
+  if redis.call('HLEN', k.channels) >= max_channels or redis.call('EXISTS', k.account) == 0 then
     return false
   end
   redis.call('HSET', k.channels, channel,

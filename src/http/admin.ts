@@ -12,7 +12,7 @@ import {
   validateAccountPatch,
   validateTokenCreate,
 } from '../schemas/requests';
-import type { AccountStore, TokenRecord } from '../store/types';
+import type { AccountRecord, AccountStore, TokenRecord } from '../store/types';
 import type { PlanResolver } from '../plans';
 import { bearerToken } from '../auth/authenticate';
 import { objectBody } from './body';
@@ -55,6 +55,11 @@ export async function issueToken(
   return { ...publicToken(record), token: formatToken(accountId, id, secret) };
 }
 
+/** An account as the operator API shows it (decisions.md "Operator API"). */
+function shownAccount(account: AccountRecord): Pick<AccountRecord, 'id' | 'plan' | 'usage'> {
+  return { id: account.id, plan: account.plan, usage: account.usage };
+}
+
 function accountParam(req: Request): string {
   const id = String(req.params.accountId);
   if (!isValidId(id)) throw badRequest(describeIdRule('accountId'));
@@ -92,7 +97,7 @@ export function adminRouter(deps: HttpDeps, adminToken: string): Router {
       const plan = input.plan ?? config.defaultPlan;
       checkPlan(plans, plan);
       const account = await accounts.create(input.id, plan);
-      return { id: account.id, plan: account.plan, created_ms: account.created_ms };
+      return { id: account.id, plan: account.plan };
     },
   });
 
@@ -101,14 +106,13 @@ export function adminRouter(deps: HttpDeps, adminToken: string): Router {
       const id = accountParam(req);
       const account = await accounts.get(id);
       if (!account) throw notFound(`account ${id} does not exist`);
-      return { ...account, limits: plans.limits(account.plan) };
+      return shownAccount(account);
     },
     patch: async (req) => {
       const id = accountParam(req);
       const input = validateAccountPatch(objectBody(req.body));
       checkPlan(plans, input.plan);
-      const account = await accounts.setPlan(id, input.plan);
-      return { ...account, limits: plans.limits(account.plan) };
+      return shownAccount(await accounts.setPlan(id, input.plan));
     },
     delete: async (req) => {
       const id = accountParam(req);
@@ -121,7 +125,9 @@ export function adminRouter(deps: HttpDeps, adminToken: string): Router {
     post: async (req) => {
       const id = accountParam(req);
       const input = validateTokenCreate(objectBody(req.body));
-      return issueToken(accounts, id, input);
+      const issued = await issueToken(accounts, id, input);
+      const { token, name, channels, expires_ms } = issued;
+      return { id: issued.id, token, name, channels, expires_ms };
     },
     get: async (req) => {
       const id = accountParam(req);
