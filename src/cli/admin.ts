@@ -181,18 +181,20 @@ export function registerAdminCommands(program: Command): void {
       .description('create a token; its secret is shown only this once')
       .option('--name <name>', 'a name to recognise the token by')
       .option('--channels <list>', 'comma-separated channels the token may use (default: all)')
-      .option('--expires-in <duration>', 'lifetime: seconds, or with a suffix: 90s, 15m, 12h, 7d'),
+      .option('--expires-in <duration>', 'lifetime: seconds, or with a suffix: 90s, 15m, 12h, 7d')
+      .option('--role <role>', 'relay (send, pull, ack, subscribe) or owner (also manages tokens)'),
   ).action(
     action(
       async (
         conn,
         account: string,
-        opts: { name?: string; channels?: string; expiresIn?: string },
+        opts: { name?: string; channels?: string; expiresIn?: string; role?: string },
       ) => {
         const body: Record<string, unknown> = {};
         if (opts.name !== undefined) body.name = opts.name;
         if (opts.channels !== undefined) body.channels = channelList(opts.channels);
         if (opts.expiresIn !== undefined) body.expires_in_seconds = parseDuration(opts.expiresIn);
+        if (opts.role !== undefined) body.role = opts.role;
         const t = await adminRequest<Token>(conn, 'POST', path(account, 'tokens'), body);
         const text = [
           `token     ${t.token}`,
