@@ -148,7 +148,7 @@ describe('operator API', () => {
       .set('Authorization', admin)
       .send({ id: 'acme', plan: 'free' });
     expect(res.status).toBe(200);
-    expect(res.body.result).toEqual({ id: 'acme', plan: 'free', created_ms: expect.any(Number) });
+    expect(res.body.result).toEqual({ id: 'acme', plan: 'free' });
     expectError(
       await app.http.post('/v1/admin/accounts').set('Authorization', admin).send({ id: 'acme' }),
       409,
