@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The relayq command line: `relayq serve`, and the operator and client commands. */
 import { Command } from 'commander';
+import { registerClientCommands } from './client';
 import { serve } from './serve';
 
 const program = new Command();
@@ -13,6 +14,8 @@ program
   .command('serve')
   .description('run the service (settings come from the environment; see README)')
   .action(serve);
+
+registerClientCommands(program);
 
 program.parseAsync(process.argv).catch((err) => {
   process.stderr.write(`relayq: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -67,16 +67,16 @@ export class RelayClient implements RelayApi {
    * Sends one message. Retried on 503 and network errors only when it carries
    * a `dedup_id` (otherwise a retry could store it twice).
    */
-  send<Body>(channel: string, message: MessageInput<Body>): Promise<SendResult> {
+  send(channel: string, message: MessageInput): Promise<SendResult> {
     return this.http.call('POST', messagesPath(channel), message, {
       idempotent: typeof message?.dedup_id === 'string',
     });
   }
 
   /** Sends up to 100 messages, all or nothing. Retried only when every message carries a `dedup_id`. */
-  sendBatch<Body>(
+  sendBatch(
     channel: string,
-    messages: MessageInput<Body>[],
+    messages: MessageInput[],
     options: SendBatchOptions = {},
   ): Promise<SendBatchResult> {
     const body: Record<string, unknown> = { messages };
