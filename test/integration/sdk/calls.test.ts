@@ -105,16 +105,18 @@ test('400: an out-of-range pull option and a bad channel id', async () => {
 test('401: an unknown token', async () => {
   const stranger = new RelayClient({ url: app.baseUrl, token: 'rq_nope' });
   const err = await failure(stranger.send('orders', { body: 1 }));
-  expect([err.status, err.code]).toEqual([401, 401]);
-  expect(err.message).toMatch(/token/);
+  expect([err.status, err.code, err.message]).toEqual([401, 401, 'invalid token']);
 });
 
 test('403: a token scoped to other channels', async () => {
   const { token } = await accountWithToken(app, 'acme', { channels: ['alerts'] });
   const scoped = new RelayClient({ url: app.baseUrl, token });
   const err = await failure(scoped.pull('orders'));
-  expect([err.status, err.code]).toEqual([403, 403]);
-  expect(err.message).toMatch(/orders/);
+  expect([err.status, err.code, err.message]).toEqual([
+    403,
+    403,
+    'this token may not use channel orders',
+  ]);
 });
 
 test('404: a relay address with a wrong path', async () => {
