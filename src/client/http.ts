@@ -111,12 +111,18 @@ export class HttpTransport {
       });
       text = await response.text();
     } catch (err) {
+      // Duck-typed: fetch's errors may come from another realm (Electron, test sandboxes).
+      const e = err as {
+        name?: string;
+        message?: string;
+        cause?: { code?: string; message?: string };
+      };
       const reason =
-        err instanceof Error
-          ? err.name === 'TimeoutError'
-            ? 'timed out'
-            : describeNetworkError(err)
-          : String(err);
+        e?.name === 'TimeoutError'
+          ? `no answer within ${this.options.timeout_ms + extraMs} ms`
+          : e?.cause?.code
+            ? `${e.cause.code}${e.cause.message ? ` (${e.cause.message})` : ''}`
+            : (e?.cause?.message ?? e?.message ?? String(err));
       throw new RelayError(0, 0, `cannot reach the relay at ${this.base}: ${reason}`, {
         cause: err,
       });
@@ -145,10 +151,4 @@ export class HttpTransport {
       retryAfterSeconds: retryAfter(response),
     });
   }
-}
-
-function describeNetworkError(err: Error): string {
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  if (cause?.code) return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
-  return cause?.message ?? err.message;
 }

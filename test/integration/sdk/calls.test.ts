@@ -1,6 +1,7 @@
 import { RelayClient, RelayError } from '../../../src/client';
 import { accountWithToken, startListeningApp, type ListeningApp } from '../../helpers/app';
 import { startRedis, type TestRedis } from '../../helpers/redis';
+import { closedPort } from './support';
 
 let redis: TestRedis;
 let app: ListeningApp;
@@ -139,15 +140,18 @@ test('status 0 when nothing answers, and no retry of a plain send', async () => 
     calls++;
     return fetch(input, init);
   };
+  const port = await closedPort();
   const dead = new RelayClient({
-    url: 'http://127.0.0.1:1',
+    url: `http://127.0.0.1:${port}`,
     token: 't',
     fetch: counting,
     retry: { attempts: 3, base_ms: 10, max_ms: 20 },
   });
   const err = await failure(dead.send('orders', { body: 1 }));
   expect([err.status, err.code]).toEqual([0, 0]);
-  expect(err.message).toMatch(/^cannot reach the relay at http:\/\/127\.0\.0\.1:1: /);
+  expect(err.message).toBe(
+    `cannot reach the relay at http://127.0.0.1:${port}: ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:${port})`,
+  );
   expect(calls).toBe(1);
   await failure(dead.pull('orders'));
   expect(calls).toBe(4);

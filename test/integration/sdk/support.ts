@@ -57,3 +57,12 @@ export async function restartableRelay(redis: TestRedis): Promise<RestartableRel
     },
   };
 }
+
+/** A local port nothing listens on (it was free a moment ago). */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
