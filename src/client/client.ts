@@ -39,6 +39,15 @@ export class RelayClient implements RelayApi {
     if (!options || typeof options.url !== 'string' || options.url === '') {
       throw new TypeError('RelayClient needs a url');
     }
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(options.url);
+    } catch {
+      parsed = null;
+    }
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+      throw new TypeError(`url must be an http:// or https:// address, not "${options.url}"`);
+    }
     if (typeof options.token !== 'string' || options.token === '') {
       throw new TypeError('RelayClient needs a token');
     }

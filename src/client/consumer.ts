@@ -206,7 +206,9 @@ export class Consumer extends EventEmitter {
 
   private report(err: unknown, context: ConsumerErrorContext): void {
     if (this.listenerCount('error') > 0) {
-      this.emit('error', err instanceof Error ? err : new Error(String(err)), context);
+      // Anything with a message is passed as is (errors from another realm included).
+      const isError = typeof (err as Error)?.message === 'string';
+      this.emit('error', isError ? err : new Error(String(err)), context);
     }
   }
 

@@ -105,6 +105,7 @@ export class Subscription extends EventEmitter {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', () => resolve());
+        res.on('aborted', () => resolve());
         res.on('end', () => {
           const status = res.statusCode ?? 0;
           let code = status;
@@ -121,8 +122,7 @@ export class Subscription extends EventEmitter {
           this.report(new RelayError(status, code, message));
           resolve();
         });
-      });
-      socket.terminate();
+      }).finally(() => socket.terminate());
     });
     socket.on('open', () => this.armHeartbeat());
     socket.on('ping', () => this.armHeartbeat());

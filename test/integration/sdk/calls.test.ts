@@ -1,5 +1,10 @@
 import { RelayClient, RelayError } from '../../../src/client';
-import { accountWithToken, startListeningApp, type ListeningApp } from '../../helpers/app';
+import {
+  accountWithToken,
+  eventually,
+  startListeningApp,
+  type ListeningApp,
+} from '../../helpers/app';
 import { startRedis, type TestRedis } from '../../helpers/redis';
 import { closedPort } from './support';
 
@@ -155,4 +160,52 @@ test('status 0 when nothing answers, and no retry of a plain send', async () => 
   expect(calls).toBe(1);
   await failure(dead.pull('orders'));
   expect(calls).toBe(4);
+});
+
+test('the constructor refuses a missing token or an address that is not http(s)', () => {
+  expect(() => new RelayClient({ url: 'localhost:8080', token: 't' })).toThrow(
+    'url must be an http:// or https:// address, not "localhost:8080"',
+  );
+  expect(() => new RelayClient({ url: app.baseUrl, token: '' })).toThrow(
+    'RelayClient needs a token',
+  );
+});
+
+test('subscribe: connected, then new_message for a send on any of its channels', async () => {
+  const sub = client.subscribe(['orders', 'alerts']);
+  const seen: string[] = [];
+  sub.on('connected', (channels: string[]) => seen.push(`connected ${channels.join(',')}`));
+  sub.on('new_message', (channel: string) => seen.push(`new_message ${channel}`));
+  sub.open();
+  try {
+    await eventually(() => seen.length === 1);
+    await client.send('alerts', { body: 1 });
+    await client.send('elsewhere', { body: 2 });
+    await client.send('orders', { body: 3 });
+    await eventually(() => seen.length === 3);
+    expect(seen).toEqual(['connected orders,alerts', 'new_message alerts', 'new_message orders']);
+    expect(sub.connected).toBe(true);
+  } finally {
+    await sub.close();
+  }
+  expect(sub.connected).toBe(false);
+});
+
+test('subscribe: a refused upgrade is a RelayError, and it keeps retrying', async () => {
+  const stranger = new RelayClient({ url: app.baseUrl, token: 'rq_nope' });
+  const sub = stranger.subscribe('orders', { reconnect: { base_ms: 50, max_ms: 100 } });
+  const errors: RelayError[] = [];
+  sub.on('error', (err: RelayError) => errors.push(err));
+  sub.open();
+  try {
+    await eventually(() => errors.length >= 2);
+  } finally {
+    await sub.close();
+  }
+  expect(errors[0]).toBeInstanceOf(RelayError);
+  expect([errors[0].status, errors[0].code, errors[0].message]).toEqual([
+    401,
+    401,
+    'invalid token',
+  ]);
 });
