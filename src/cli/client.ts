@@ -291,13 +291,17 @@ async function tailCommand(channels: string[], flags: TailFlags): Promise<void> 
   consumer.on('connected', () =>
     note(`tailing ${channels.join(', ')}${flags.ack ? ' (acking)' : ''}`),
   );
-  consumer.on('disconnected', () => note('disconnected; reconnecting'));
+  let stopping = false;
+  consumer.on('disconnected', () => {
+    if (!stopping) note('disconnected; reconnecting');
+  });
   consumer.on('error', (err: Error) => {
     if (err instanceof LeaveIt) return;
     process.stderr.write(`relayq: ${err.message}\n`);
   });
   await new Promise<void>((resolve) => {
     const stop = () => {
+      stopping = true;
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       consumer.stop().then(resolve, resolve);

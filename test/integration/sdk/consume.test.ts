@@ -184,18 +184,19 @@ test('a handler running past its visibility timeout keeps its lease and is not d
     'slow',
     async (m) => {
       seen.push(m.attempts);
-      await sleep(2500);
+      await sleep(6500);
     },
-    { visibility_timeout_ms: 1000 },
+    // Extended at half the timeout (2 s), which leaves the extend call 2 s on a loaded machine.
+    { visibility_timeout_ms: 4000 },
   );
   await client.send('slow', { body: 1 });
   await eventually(() => seen.length === 1);
   // Another consumer trying meanwhile gets nothing: the lease is being extended.
-  for (let i = 0; i < 4; i++) {
-    await sleep(500);
+  for (let i = 0; i < 6; i++) {
+    await sleep(1000);
     expect((await second.pull('slow')).messages).toEqual([]);
   }
-  await eventually(async () => (await counts('slow'))?.in_flight === 0, 5000);
+  await eventually(async () => (await counts('slow'))?.in_flight === 0, 8000);
   expect(seen).toEqual([1]);
   expect(await counts('slow')).toEqual({ queued: 0, delayed: 0, in_flight: 0 });
 });
