@@ -127,6 +127,52 @@ test('every message handled once while the relay goes away and comes back; sends
   expect(await counts('b')).toEqual({ queued: 0, delayed: 0, in_flight: 0 });
 }, 45_000);
 
+test('an ack lost while the relay is down past the lease: the message is not handled twice', async () => {
+  const handled: number[] = [];
+  let stopped: Promise<void> | null = null;
+  consumer = client.consume(
+    'fragile',
+    (m) => {
+      handled.push(m.attempts);
+      // The relay goes away before this success can be acked.
+      if (!stopped) stopped = relay.stop();
+    },
+    { visibility_timeout_ms: 1000, fallback_interval_ms: 500, ...fast },
+  );
+  await client.send('fragile', { body: 'once' });
+  await eventually(() => stopped !== null);
+  await stopped;
+  await sleep(2000); // the lease ends while nobody can ack it
+  await relay.start();
+  await eventually(async () => {
+    const c = await counts('fragile');
+    return c !== null && c.queued + c.delayed + c.in_flight === 0;
+  }, 10_000);
+  expect(handled).toEqual([1]);
+}, 30_000);
+
+test('stop() with the relay unreachable gives up on the last acks after timeout_ms; the message comes back', async () => {
+  let stopped: Promise<void> | null = null;
+  consumer = client.consume(
+    'unlucky',
+    () => {
+      if (!stopped) stopped = relay.stop();
+    },
+    { visibility_timeout_ms: 1000, ...fast },
+  );
+  await client.send('unlucky', { body: 1 });
+  await eventually(() => stopped !== null);
+  await stopped;
+  const began = Date.now();
+  await consumer.stop({ timeout_ms: 1000 });
+  consumer = null;
+  expect(Date.now() - began).toBeLessThan(5000);
+  await relay.start();
+  await sleep(1200);
+  const again = await client.pull('unlucky');
+  expect(again.messages.map((m) => [m.body, m.attempts])).toEqual([[1, 2]]);
+}, 30_000);
+
 test('a failing handler: the message comes back with a retry delay and dead-letters after 3 deliveries', async () => {
   const put = await fetch(`${relay.baseUrl}/v1/relay/channels/jobs`, {
     method: 'PUT',
