@@ -106,6 +106,7 @@ export class Subscription extends EventEmitter {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', () => resolve());
         res.on('aborted', () => resolve());
+        res.on('close', () => resolve());
         res.on('end', () => {
           const status = res.statusCode ?? 0;
           let code = status;
@@ -124,16 +125,19 @@ export class Subscription extends EventEmitter {
         });
       }).finally(() => socket.terminate());
     });
-    socket.on('open', () => this.armHeartbeat());
-    socket.on('ping', () => this.armHeartbeat());
+    // Open but not yet told `subscribed`: the same limit as a silent connection, at most 10 s.
+    socket.on('open', () => this.armHeartbeat(Math.min(this.heartbeatMs, 10_000)));
+    socket.on('ping', () => {
+      if (this.isConnected) this.armHeartbeat();
+    });
     socket.on('message', (data) => {
-      this.armHeartbeat();
       let event: { type?: unknown; channelId?: unknown; channels?: unknown };
       try {
         event = JSON.parse(String(data));
       } catch {
         return;
       }
+      if (this.isConnected || event.type === 'subscribed') this.armHeartbeat();
       if (event.type === 'subscribed') {
         this.failures = 0;
         this.isConnected = true;
@@ -178,10 +182,10 @@ export class Subscription extends EventEmitter {
     });
   }
 
-  private armHeartbeat(): void {
+  private armHeartbeat(ms = this.heartbeatMs): void {
     this.clearHeartbeat();
     const socket = this.socket;
-    this.heartbeatTimer = setTimeout(() => socket?.terminate(), this.heartbeatMs);
+    this.heartbeatTimer = setTimeout(() => socket?.terminate(), ms);
   }
 
   private clearHeartbeat(): void {

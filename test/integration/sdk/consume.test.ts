@@ -116,7 +116,7 @@ test('every message handled once while the relay goes away and comes back; sends
   await other.close();
 
   await eventually(() => handled.length >= ids.length, 20_000);
-  await eventually(() => events.filter((e) => e === 'connected').length >= 2, 5000);
+  await eventually(() => events.filter((e) => e === 'connected').length >= 2, 15_000);
   expect(events.slice(0, 3)).toEqual(['connected', 'disconnected', 'connected']);
   for (let i = 0; i < 5; i++) ids.push((await client.send('a', { body: 200 + i })).id);
   await eventually(() => handled.length >= ids.length, 10_000);
