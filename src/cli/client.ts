@@ -5,7 +5,6 @@
  * terminal (or with --json), readable lines otherwise. Failures print one
  * plain sentence on stderr and exit non-zero.
  */
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import {
   RelayClient,
@@ -14,6 +13,15 @@ import {
   type MessageInput,
   type PulledMessage,
 } from '../client';
+import {
+  collect,
+  integerFlag,
+  numberFlag,
+  parseMetadata,
+  readInput,
+  toBody,
+  UsageError,
+} from './clientInput';
 
 const DEFAULT_URL = 'http://localhost:8080';
 const CONTENT_TYPES: ContentType[] = ['json', 'text', 'bytes', 'v8'];
@@ -23,9 +31,6 @@ interface ConnectionFlags {
   token?: string;
   json?: boolean;
 }
-
-/** A mistake in the command line itself: exit 2. */
-class UsageError extends Error {}
 
 function withConnection(command: Command): Command {
   return command
@@ -64,81 +69,6 @@ function describe(channel: string, m: PulledMessage): string {
 function printMessage(flags: ConnectionFlags, channel: string, m: PulledMessage): void {
   if (jsonOutput(flags)) printLine(JSON.stringify({ channel, ...m }));
   else printLine(describe(channel, m));
-}
-
-async function readStdin(): Promise<Buffer> {
-  if (process.stdin.isTTY) {
-    throw new UsageError('no message given: pass it as an argument, as @file, or on stdin');
-  }
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-/** The raw input of `send`: the argument, the file after `@`, or stdin for `-` or none. */
-async function readInput(arg: string | undefined): Promise<Buffer> {
-  if (arg === undefined || arg === '-') return readStdin();
-  if (arg.startsWith('@')) {
-    try {
-      return readFileSync(arg.slice(1));
-    } catch (err) {
-      throw new UsageError(
-        `cannot read ${arg.slice(1)}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
-      );
-    }
-  }
-  return Buffer.from(arg, 'utf8');
-}
-
-/** Turns raw input into a body for the content type: JSON parsed, text as is, bytes base64-encoded. */
-function toBody(raw: Buffer, contentType: ContentType, where: string): unknown {
-  switch (contentType) {
-    case 'json': {
-      const text = raw.toString('utf8').trim();
-      try {
-        return JSON.parse(text);
-      } catch {
-        throw new UsageError(
-          `${where} is not valid JSON (use --content-type text to send plain text): ${text.slice(0, 60)}`,
-        );
-      }
-    }
-    case 'text':
-      return raw.toString('utf8');
-    case 'bytes':
-      return raw.toString('base64');
-    case 'v8':
-      return raw.toString('utf8').trim();
-  }
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-function parseMetadata(pairs: string[]): Record<string, string> | undefined {
-  if (pairs.length === 0) return undefined;
-  const metadata: Record<string, string> = {};
-  for (const pair of pairs) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--metadata takes key=value, not "${pair}"`);
-    metadata[pair.slice(0, eq)] = pair.slice(eq + 1);
-  }
-  return metadata;
-}
-
-function integerFlag(value: string, name: string, min: number): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new UsageError(`${name} must be an integer of at least ${min}, not "${value}"`);
-  return n;
-}
-
-function numberFlag(value: string, name: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0)
-    throw new UsageError(`${name} must be a number of at least 0, not "${value}"`);
-  return n;
 }
 
 /** Runs a command's action with errors turned into one plain sentence and an exit code. */

@@ -10,11 +10,11 @@
  * are kept and retried until they go through.
  */
 import { EventEmitter } from 'node:events';
-import { backoffDelay, sleep, type BackoffOptions } from './backoff';
-import { RelayError } from './errors';
+import { AckBatcher } from './acks';
+import { backoffDelay, type BackoffOptions } from './backoff';
 import type { RelayApi } from './api';
 import { Subscription } from './subscription';
-import type { PulledMessage, Retry } from './types';
+import type { PulledMessage } from './types';
 
 export interface HandlerContext {
   /** The channel the message was pulled from. */
@@ -71,11 +71,6 @@ interface Running {
   leasedAt: number;
 }
 
-interface PendingAcks {
-  leaseIds: string[];
-  retries: Retry[];
-}
-
 const RECENT_LIMIT = 10_000;
 
 export class Consumer extends EventEmitter {
@@ -86,29 +81,25 @@ export class Consumer extends EventEmitter {
   private readonly fallbackMs: number;
   private readonly retryDelay: number | undefined;
   private readonly extendLeases: boolean;
-  private readonly ackDelayMs: number;
   private readonly backoff: BackoffOptions;
 
   private readonly subscription: Subscription;
+  private readonly acks: AckBatcher;
   private readonly dirty = new Set<string>();
   private readonly pulling = new Set<string>();
   private readonly running = new Map<string, Running>();
   /** Ids handled successfully lately: a redelivery of one is acked, not handled again. */
   private readonly recent = new Map<string, number>();
-  private readonly pending = new Map<string, PendingAcks>();
   private readonly work = new Set<Promise<unknown>>();
   private reserved = 0;
   private cursor = 0;
   private pullFailures = 0;
   private pullPausedUntil = 0;
-  private ackFailures = 0;
-  private ackTimer: NodeJS.Timeout | null = null;
   private pumpTimer: NodeJS.Timeout | null = null;
   private fallbackTimer: NodeJS.Timeout | null = null;
   private extendTimer: NodeJS.Timeout | null = null;
   private stopping = false;
   private stopped: Promise<void> | null = null;
-  private readonly giveUp = new AbortController();
 
   constructor(
     private readonly api: RelayApi,
@@ -131,8 +122,13 @@ export class Consumer extends EventEmitter {
     );
     this.retryDelay = options.retry_delay_seconds;
     this.extendLeases = options.extend_leases ?? true;
-    this.ackDelayMs = Math.max(0, options.ack_delay_ms ?? 20);
     this.backoff = { base_ms: 500, max_ms: 15_000, ...options.backoff };
+    this.acks = new AckBatcher(api, {
+      delayMs: Math.max(0, options.ack_delay_ms ?? 20),
+      backoff: this.backoff,
+      report: (err, channel) => this.report(err, { during: 'ack', channel }),
+      track: (promise) => this.track(promise),
+    });
 
     this.subscription = new Subscription({
       url: api.url,
@@ -191,13 +187,9 @@ export class Consumer extends EventEmitter {
       this.pumpTimer = null;
       while (this.work.size > 0) await Promise.allSettled([...this.work]);
       if (this.extendTimer) clearInterval(this.extendTimer);
-      const deadline = setTimeout(() => this.giveUp.abort(), timeoutMs);
       try {
-        await this.flushAcks();
+        await this.acks.drain(timeoutMs);
       } finally {
-        clearTimeout(deadline);
-        if (this.ackTimer) clearTimeout(this.ackTimer);
-        this.ackTimer = null;
         await this.subscription.close();
       }
     })();
@@ -278,7 +270,7 @@ export class Consumer extends EventEmitter {
     const key = `${channel}\u0000${message.id}`;
     if (this.recent.has(key)) {
       // Handled already; only its ack was lost. Ack the new lease instead of handling it twice.
-      this.queueAck(channel, message.lease_id);
+      this.acks.add(channel, message.lease_id);
       return;
     }
     const already = this.running.get(key);
@@ -305,9 +297,9 @@ export class Consumer extends EventEmitter {
     if (ok) {
       this.recent.set(key, Date.now() + Math.max(3 * this.visibilityMs, 300_000));
       if (this.recent.size > RECENT_LIMIT) this.recent.delete(this.recent.keys().next().value!);
-      this.queueAck(entry.channel, entry.leaseId);
+      this.acks.add(entry.channel, entry.leaseId);
     } else if (this.retryDelay !== undefined) {
-      this.queueAck(entry.channel, undefined, {
+      this.acks.add(entry.channel, undefined, {
         lease_id: entry.leaseId,
         delay_seconds: this.retryDelay,
       });
@@ -320,74 +312,6 @@ export class Consumer extends EventEmitter {
     for (const [key, expires] of this.recent) {
       if (expires > now) break;
       this.recent.delete(key);
-    }
-  }
-
-  private queueAck(channel: string, leaseId?: string, retry?: Retry): void {
-    let acks = this.pending.get(channel);
-    if (!acks) {
-      acks = { leaseIds: [], retries: [] };
-      this.pending.set(channel, acks);
-    }
-    if (leaseId !== undefined) acks.leaseIds.push(leaseId);
-    if (retry !== undefined) acks.retries.push(retry);
-    if (acks.leaseIds.length + acks.retries.length >= 100) this.scheduleAcks(0);
-    else this.scheduleAcks(this.ackDelayMs);
-  }
-
-  private scheduleAcks(delayMs: number): void {
-    if (this.ackTimer && delayMs > 0) return;
-    if (this.ackTimer) clearTimeout(this.ackTimer);
-    this.ackTimer = setTimeout(() => {
-      this.ackTimer = null;
-      void this.track(this.sendAcks());
-    }, delayMs);
-  }
-
-  /** Sends every pending ack once; failures the relay may cure go back to pending. */
-  private async sendAcks(): Promise<boolean> {
-    const batches = [...this.pending.entries()];
-    this.pending.clear();
-    let allSent = true;
-    await Promise.all(
-      batches.map(async ([channel, acks]) => {
-        for (let i = 0; i < acks.leaseIds.length || i < acks.retries.length; i += 100) {
-          const leaseIds = acks.leaseIds.slice(i, i + 100);
-          const retries = acks.retries.slice(i, i + 100);
-          try {
-            await this.api.ack(
-              channel,
-              leaseIds,
-              retries.length > 0 ? { retries } : {},
-              this.giveUp.signal,
-            );
-            this.ackFailures = 0;
-          } catch (err) {
-            this.report(err, { during: 'ack', channel });
-            if (err instanceof RelayError && !err.retryable) continue;
-            allSent = false;
-            const back = this.pending.get(channel) ?? { leaseIds: [], retries: [] };
-            back.leaseIds.push(...leaseIds);
-            back.retries.push(...retries);
-            this.pending.set(channel, back);
-          }
-        }
-      }),
-    );
-    if (!allSent && !this.stopping) {
-      this.scheduleAcks(backoffDelay(this.ackFailures++, this.backoff));
-    }
-    return allSent;
-  }
-
-  /** On stop: sends what is pending until it is all sent or the stop timeout passes. */
-  private async flushAcks(): Promise<void> {
-    let failures = 0;
-    while (this.pending.size > 0 && !this.giveUp.signal.aborted) {
-      if (this.ackTimer) clearTimeout(this.ackTimer);
-      this.ackTimer = null;
-      if (await this.sendAcks()) continue;
-      await sleep(backoffDelay(failures++, this.backoff), this.giveUp.signal);
     }
   }
 
