@@ -2,7 +2,7 @@
 /** The relayq command line: `relayq serve`, and the operator and client commands. */
 import { Command } from 'commander';
 import { registerAdminCommands } from './admin';
-import { serve } from './serve';
+import { registerClientCommands } from './client';
 
 const program = new Command();
 program
@@ -13,9 +13,11 @@ program
 program
   .command('serve')
   .description('run the service (settings come from the environment; see README)')
-  .action(serve);
+  // loaded only when serving, so that the client and operator commands start fast
+  .action(async () => (await import('./serve')).serve());
 
 registerAdminCommands(program);
+registerClientCommands(program);
 
 program.parseAsync(process.argv).catch((err) => {
   process.stderr.write(`relayq: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,0 +1,141 @@
+/**
+ * Redis goes away and comes back (with its data: it saves on shutdown): the
+ * relay answers 503 meanwhile, and the SDK retries only the calls that are
+ * safe to repeat; a consumer catches up with what was sent during the outage.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { RelayClient, RelayError, type AckResult, type PullResult } from '../../../src/client';
+import {
+  accountWithToken,
+  eventually,
+  sleep,
+  startListeningApp,
+  type ListeningApp,
+} from '../../helpers/app';
+import { startSingleRedis, type SingleTestRedis } from '../../helpers/redis';
+
+const UNAVAILABLE = 'the queue store is unavailable; the request had no effect and may be retried';
+
+let dir: string;
+let redis: SingleTestRedis;
+let app: ListeningApp;
+let token: string;
+let calls: number;
+
+const counting: typeof fetch = (input, init) => {
+  calls++;
+  return fetch(input, init);
+};
+
+function client(): RelayClient {
+  return new RelayClient({
+    url: app.baseUrl,
+    token,
+    fetch: counting,
+    retry: { attempts: 40, base_ms: 100, max_ms: 300 },
+  });
+}
+
+/** Stops Redis, runs `during`, brings Redis back after `outageMs`. */
+async function outage(outageMs: number, during: () => Promise<void> = async () => undefined) {
+  await redis.pause();
+  const back = sleep(outageMs).then(() => redis.resume());
+  await during();
+  await back;
+  await eventually(async () => (await fetch(`${app.baseUrl}/readyz`)).status === 200, 10_000);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'relayq-sdk-'));
+  redis = await startSingleRedis(['--dir', dir, '--save', '3600 1']);
+  app = await startListeningApp(redis);
+  ({ token } = await accountWithToken(app, 'acme'));
+});
+afterAll(async () => {
+  await app.close();
+  await redis.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(() => {
+  calls = 0;
+});
+
+test('a pull is retried through a 503 until Redis is back', async () => {
+  const c = client();
+  const { id } = await c.send('orders', { body: 'kept' });
+  let pulled!: Promise<PullResult>;
+  await outage(1200, async () => {
+    pulled = c.pull('orders', { batch_size: 1 });
+    await sleep(300);
+  });
+  const result = await pulled;
+  expect(result.messages.map((m) => m.id)).toEqual([id]);
+  expect(calls).toBeGreaterThan(2);
+  expect(await c.ack('orders', [result.messages[0].lease_id])).toEqual({ acked_count: 1 });
+});
+
+test('a send without dedup_id is not retried: it fails with the 503', async () => {
+  const c = client();
+  await outage(500, async () => {
+    const err = await c.send('orders', { body: 1 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RelayError);
+    expect([(err as RelayError).status, (err as RelayError).code]).toEqual([503, 503]);
+    expect((err as RelayError).message).toBe(UNAVAILABLE);
+  });
+  expect(calls).toBe(1);
+});
+
+test('a send with a dedup_id and an ack are retried and take effect once', async () => {
+  const c = client();
+  await c.send('dedup', { body: 'first' });
+  const first = await c.pull('dedup');
+  let sent!: Promise<{ id: string }>;
+  let acked!: Promise<AckResult>;
+  await outage(1200, async () => {
+    sent = c.send('dedup', { body: 'second', dedup_id: 'd-1' });
+    acked = c.ack('dedup', [first.messages[0].lease_id]);
+    await sleep(300);
+  });
+  const { id } = await sent;
+  expect(await acked).toEqual({ acked_count: 1 });
+  expect(calls).toBeGreaterThan(4);
+  const rest = await c.pull('dedup', { batch_size: 10 });
+  expect(rest.messages.map((m) => [m.id, m.body])).toEqual([[id, 'second']]);
+});
+
+test('consume handles every message once across a Redis outage, including messages sent during it', async () => {
+  const c = client();
+  const handled: string[] = [];
+  const consumer = c.consume(['a', 'b'], (m) => void handled.push(m.id), {
+    concurrency: 4,
+    fallback_interval_ms: 1000,
+    reconnect: { base_ms: 100, max_ms: 500 },
+    backoff: { base_ms: 100, max_ms: 500 },
+  });
+  const ids: string[] = [];
+  for (let i = 0; i < 10; i++) ids.push((await c.send(i % 2 ? 'a' : 'b', { body: i })).id);
+  await eventually(() => handled.length >= 5);
+  await outage(1500, async () => {
+    // Producers with a dedup_id keep trying through the outage.
+    const during = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        c.send(i % 2 ? 'a' : 'b', { body: 100 + i, dedup_id: `during-${i}` }),
+      ),
+    );
+    ids.push(...during.map((r) => r.id));
+  });
+  for (let i = 0; i < 10; i++) ids.push((await c.send(i % 2 ? 'a' : 'b', { body: 200 + i })).id);
+  await eventually(() => handled.length >= ids.length, 20_000);
+  await consumer.stop();
+  expect([...handled].sort()).toEqual([...ids].sort());
+  const left = await c.channels();
+  const counts = left.channels
+    .filter((ch) => ch.id === 'a' || ch.id === 'b')
+    .map((ch) => [ch.id, ch.queued, ch.delayed, ch.in_flight]);
+  expect(counts.sort()).toEqual([
+    ['a', 0, 0, 0],
+    ['b', 0, 0, 0],
+  ]);
+}, 45_000);
