@@ -12,6 +12,7 @@ import type { HttpDeps } from './http/context';
 import { errorHandler, unknownRoute } from './http/errorHandler';
 import { healthRouter } from './http/health';
 import { messagesRouter } from './http/messages';
+import { RateLimiter } from './http/rateLimit';
 import { requestLog } from './http/requestLog';
 import { Metrics } from './metrics';
 import { PlanResolver } from './plans';
@@ -62,6 +63,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     logger,
     metrics,
     waiters,
+    rateLimiter: new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst),
     isShuttingDown: () => shuttingDown,
   };
 

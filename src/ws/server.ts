@@ -138,6 +138,7 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
     socket.on('error', () => socket.destroy());
     parseSubscription(req, relay.store.accounts, relay.plans)
       .then((sub) => {
+        relay.deps.rateLimiter.enforce(sub.auth.tokenId);
         if ((perToken.get(sub.auth.tokenId) ?? 0) >= config.maxWsConnectionsPerToken) {
           throw new AppError(
             'RATE_LIMITED',
