@@ -24,7 +24,9 @@ export function scriptFailure(err: unknown): ScriptFailure | null {
   if (!(err instanceof Error) || err.name !== 'ReplyError') return null;
   // ioredis wraps script errors as "ERR Error running script ... user_script:N: CODE detail"
   // or, for redis.error_reply, just "CODE detail".
-  const match = /(?:^|\s)([A-Z][A-Z_]+)(?: ([^\n]*))?$/.exec(err.message.trim());
+  // A one-word code (redis.error_reply('CHANNEL_NOT_FOUND')) reaches us as "ERR CHANNEL_NOT_FOUND".
+  const text = err.message.trim().replace(/^ERR (?=[A-Z][A-Z_]+(?: |$))/, '');
+  const match = /(?:^|\s)([A-Z][A-Z_]+)(?: ([^\n]*))?$/.exec(text);
   if (!match) return null;
   return { code: match[1], detail: match[2] ?? '' };
 }

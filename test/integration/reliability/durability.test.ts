@@ -2,7 +2,7 @@
  * Zero loss under kill -9: the real service with its embedded redis-server
  * (appendfsync always), both killed -9 in the middle of concurrent sends and
  * acks, restarted on the same data directory. The harness is the one of
- * `npm run bench:durability` (bench/durability.ts), here with 3,000 messages.
+ * `npm run bench:durability` (bench/durability.ts), here with 2,000 messages.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -20,14 +20,14 @@ beforeAll(() => {
 test('every send answered 200 survives kill -9 of the service and its Redis; acks stay acked', async () => {
   const lines: string[] = [];
   const report = await runDurability({
-    messages: 3000,
+    messages: 2000,
     concurrency: 16,
     killAt: 0.5,
     log: (line) => lines.push(line),
   });
   // eslint-disable-next-line no-console
   console.log([...lines, JSON.stringify({ ...report, lost: report.lost.length })].join('\n'));
-  expect(report.sentOk).toBeGreaterThanOrEqual(1500);
+  expect(report.sentOk).toBeGreaterThanOrEqual(1000);
   expect(report.ackedBeforeKill).toBeGreaterThan(0);
   expect(report.lost).toEqual([]);
   expect(report.ackedRedelivered).toEqual([]);
