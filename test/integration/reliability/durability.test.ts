@@ -25,7 +25,6 @@ test('every send answered 200 survives kill -9 of the service and its Redis; ack
     killAt: 0.5,
     log: (line) => lines.push(line),
   });
-  // eslint-disable-next-line no-console
   console.log([...lines, JSON.stringify({ ...report, lost: report.lost.length })].join('\n'));
   expect(report.sentOk).toBeGreaterThanOrEqual(1000);
   expect(report.ackedBeforeKill).toBeGreaterThan(0);
