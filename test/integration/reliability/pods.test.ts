@@ -121,9 +121,9 @@ test('scripts are reloaded after SCRIPT FLUSH: send, pull and ack still answer 2
     .send({ lease_ids: [pulled.body.result.messages[0].lease_id] });
   expect(acked.body.result).toEqual({ acked_count: 1 });
   // The scripts are cached again after the fallback.
-  const [exists] = await redis.eachMaster(async (node) => {
+  const cached = await redis.eachMaster(async (node) => {
     const info = await node.info('memory');
     return Number(/number_of_cached_scripts:(\d+)/.exec(info)?.[1] ?? 0);
   });
-  expect(exists).toBeGreaterThan(0);
+  expect(cached.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
 });
