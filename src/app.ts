@@ -18,6 +18,7 @@ import { Metrics } from './metrics';
 import { PlanResolver } from './plans';
 import { EventHub } from './store/events';
 import { createStore } from './store/index';
+import { createRateWindows } from './store/rateLimits';
 import { duplicateForSubscriber, connectRedis, type RedisClient } from './store/redis';
 import { loadScripts } from './store/scripts';
 import { Sweeper } from './store/sweeper';
@@ -63,7 +64,11 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     logger,
     metrics,
     waiters,
-    rateLimiter: new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst),
+    rateLimiter: new RateLimiter(
+      config.rateLimitPerSecond,
+      config.rateLimitBurst,
+      createRateWindows(context),
+    ),
     isShuttingDown: () => shuttingDown,
   };
 

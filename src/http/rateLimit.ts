@@ -1,77 +1,41 @@
 /**
- * Per-token rate limiting: a token bucket per token on each pod, refilled at
- * RELAY_RATE_LIMIT_PER_SECOND and holding up to RELAY_RATE_LIMIT_BURST
- * requests (default: one second's worth). 0 disables it. Checked right after
- * authentication, so one tenant's flood cannot starve the others. Being per
- * pod, a token's service-wide limit is the per-pod rate times the pod count.
+ * Per-token rate limiting, checked right after authentication so that one
+ * tenant's flood cannot starve the others. RELAY_RATE_LIMIT_PER_SECOND (0:
+ * off, the default) and RELAY_RATE_LIMIT_BURST (default: one second's worth)
+ * become a fixed window counted in Redis under the account's hash tag: at
+ * most BURST requests per window of BURST / RATE seconds, for the token across
+ * every pod. Over the limit: 429 with Retry-After.
  */
 import { AppError } from '../errors';
-
-interface Bucket {
-  tokens: number;
-  at: number;
-}
-
-const PRUNE_AT = 10_000;
+import type { RateWindows } from '../store/rateLimits';
 
 export class RateLimiter {
-  private readonly buckets = new Map<string, Bucket>();
   readonly burst: number;
+  readonly windowMs: number;
 
   constructor(
     readonly perSecond: number,
     burst: number,
-    private readonly now: () => number = Date.now,
+    private readonly windows: RateWindows,
   ) {
     this.burst = burst > 0 ? burst : Math.max(1, perSecond);
+    this.windowMs = perSecond > 0 ? Math.max(1, Math.round((1000 * this.burst) / perSecond)) : 0;
   }
 
   get enabled(): boolean {
     return this.perSecond > 0;
   }
 
-  /** Takes one request from the key's bucket; returns 0, or the seconds to wait before retrying. */
-  take(key: string): number {
-    if (!this.enabled) return 0;
-    const now = this.now();
-    let bucket = this.buckets.get(key);
-    if (!bucket) {
-      if (this.buckets.size >= PRUNE_AT) this.prune(now);
-      bucket = { tokens: this.burst, at: now };
-      this.buckets.set(key, bucket);
-    } else {
-      const refill = ((now - bucket.at) / 1000) * this.perSecond;
-      bucket.tokens = Math.min(this.burst, bucket.tokens + refill);
-      bucket.at = now;
-    }
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return 0;
-    }
-    return Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond));
-  }
-
-  /** Throws a 429 (with Retry-After) when the token is over its rate. */
-  enforce(tokenId: string): void {
-    const wait = this.take(tokenId);
-    if (wait === 0) return;
+  /** Counts the request; throws a 429 (with Retry-After in whole seconds) when over the limit. */
+  async enforce(accountId: string, tokenId: string): Promise<void> {
+    if (!this.enabled) return;
+    const waitMs = await this.windows.hit(accountId, tokenId, this.burst, this.windowMs);
+    if (waitMs <= 0) return;
+    const wait = Math.max(1, Math.ceil(waitMs / 1000));
     throw new AppError(
       'RATE_LIMITED',
       `rate limit exceeded: this token may make ${this.perSecond} requests per second (bursts of ${this.burst}); retry after ${wait} s`,
       { 'Retry-After': String(wait) },
     );
-  }
-
-  /** Forgets buckets that have refilled completely (they hold nothing a new bucket would not). */
-  private prune(now: number): void {
-    for (const [key, bucket] of this.buckets) {
-      if (bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond >= this.burst) {
-        this.buckets.delete(key);
-      }
-    }
-  }
-
-  size(): number {
-    return this.buckets.size;
   }
 }

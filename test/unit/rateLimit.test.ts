@@ -1,78 +1,75 @@
 import { AppError } from '../../src/errors';
 import { RateLimiter } from '../../src/http/rateLimit';
+import type { RateWindows } from '../../src/store/rateLimits';
 
-function clock(start = 1_000_000) {
-  let now = start;
-  return { now: () => now, advance: (ms: number) => (now += ms) };
+/** A fixed-window counter in memory, like lua/rate_limit.lua, with a clock the test moves. */
+function fakeWindows() {
+  let now = 0;
+  const windows = new Map<string, { count: number; endsAt: number }>();
+  const calls: [string, string, number, number][] = [];
+  const store: RateWindows = {
+    async hit(account, token, limit, windowMs) {
+      calls.push([account, token, limit, windowMs]);
+      const key = `${account}/${token}`;
+      let w = windows.get(key);
+      if (!w || w.endsAt <= now) {
+        w = { count: 0, endsAt: now + windowMs };
+        windows.set(key, w);
+      }
+      w.count++;
+      return w.count <= limit ? 0 : w.endsAt - now;
+    },
+  };
+  return { store, calls, advance: (ms: number) => (now += ms) };
 }
 
-test('0 per second disables the limiter', () => {
-  const limiter = new RateLimiter(0, 0);
-  expect(limiter.enabled).toBe(false);
-  for (let i = 0; i < 10_000; i++) expect(limiter.take('t')).toBe(0);
-  expect(limiter.size()).toBe(0);
-});
-
-test('a burst is allowed, then requests refill at the configured rate', () => {
-  const c = clock();
-  const limiter = new RateLimiter(10, 20, c.now);
-  for (let i = 0; i < 20; i++) expect(limiter.take('t')).toBe(0);
-  expect(limiter.take('t')).toBe(1);
-  c.advance(100); // one request refilled
-  expect(limiter.take('t')).toBe(0);
-  expect(limiter.take('t')).toBe(1);
-  c.advance(10_000);
-  for (let i = 0; i < 20; i++) expect(limiter.take('t')).toBe(0);
-  expect(limiter.take('t')).toBe(1);
-});
-
-test('burst defaults to one second of requests, and Retry-After rounds up to whole seconds', () => {
-  const c = clock();
-  const limiter = new RateLimiter(0.5 as number, 0, c.now);
-  expect(limiter.burst).toBe(1);
-  expect(limiter.take('t')).toBe(0);
-  expect(limiter.take('t')).toBe(2);
-  const l2 = new RateLimiter(5, 0, c.now);
-  expect(l2.burst).toBe(5);
-});
-
-test('each token has its own bucket', () => {
-  const c = clock();
-  const limiter = new RateLimiter(1, 2, c.now);
-  expect(limiter.take('a')).toBe(0);
-  expect(limiter.take('a')).toBe(0);
-  expect(limiter.take('a')).toBe(1);
-  expect(limiter.take('b')).toBe(0);
-  expect(limiter.take('b')).toBe(0);
-  expect(limiter.take('b')).toBe(1);
-});
-
-test('enforce throws a 429 AppError with Retry-After and a clear message', () => {
-  const c = clock();
-  const limiter = new RateLimiter(2, 1, c.now);
-  limiter.enforce('t');
-  let thrown: unknown;
+async function refusal(p: Promise<void>): Promise<AppError | null> {
   try {
-    limiter.enforce('t');
+    await p;
+    return null;
   } catch (err) {
-    thrown = err;
+    return err as AppError;
   }
-  expect(thrown).toBeInstanceOf(AppError);
-  const e = thrown as AppError;
-  expect(e.status).toBe(429);
-  expect(e.code).toBe('RATE_LIMITED');
-  expect(e.headers).toEqual({ 'Retry-After': '1' });
-  expect(e.message).toBe(
-    'rate limit exceeded: this token may make 2 requests per second (bursts of 1); retry after 1 s',
-  );
+}
+
+test('0 per second disables the limiter: no counting at all', async () => {
+  const w = fakeWindows();
+  const limiter = new RateLimiter(0, 0, w.store);
+  expect(limiter.enabled).toBe(false);
+  for (let i = 0; i < 1000; i++) await limiter.enforce('a', 't');
+  expect(w.calls).toEqual([]);
 });
 
-test('full, idle buckets are pruned when the map grows large', () => {
-  const c = clock();
-  const limiter = new RateLimiter(100, 1, c.now);
-  for (let i = 0; i < 10_000; i++) limiter.take(`t${i}`);
-  expect(limiter.size()).toBe(10_000);
-  c.advance(1000);
-  limiter.take('new');
-  expect(limiter.size()).toBe(1);
+test('rate and burst become a window of burst/rate seconds holding burst requests', () => {
+  const w = fakeWindows();
+  expect(new RateLimiter(10, 50, w.store)).toMatchObject({ burst: 50, windowMs: 5000 });
+  expect(new RateLimiter(5, 0, w.store)).toMatchObject({ burst: 5, windowMs: 1000 });
+  expect(new RateLimiter(1000, 1, w.store)).toMatchObject({ burst: 1, windowMs: 1 });
+});
+
+test('over the limit: a 429 AppError with Retry-After in whole seconds and a clear message', async () => {
+  const w = fakeWindows();
+  const limiter = new RateLimiter(2, 4, w.store);
+  for (let i = 0; i < 4; i++) expect(await refusal(limiter.enforce('a', 't'))).toBeNull();
+  w.advance(300);
+  const e = await refusal(limiter.enforce('a', 't'));
+  expect(e).toBeInstanceOf(AppError);
+  expect(e!.status).toBe(429);
+  expect(e!.code).toBe('RATE_LIMITED');
+  expect(e!.headers).toEqual({ 'Retry-After': '2' }); // 1700 ms left in the 2 s window
+  expect(e!.message).toBe(
+    'rate limit exceeded: this token may make 2 requests per second (bursts of 4); retry after 2 s',
+  );
+  w.advance(1700);
+  expect(await refusal(limiter.enforce('a', 't'))).toBeNull();
+});
+
+test('each token is counted on its own, under its account', async () => {
+  const w = fakeWindows();
+  const limiter = new RateLimiter(1, 1, w.store);
+  expect(await refusal(limiter.enforce('a', 't1'))).toBeNull();
+  expect((await refusal(limiter.enforce('a', 't1')))?.status).toBe(429);
+  expect(await refusal(limiter.enforce('a', 't2'))).toBeNull();
+  expect(await refusal(limiter.enforce('b', 't1'))).toBeNull();
+  expect(w.calls[0]).toEqual(['a', 't1', 1, 1000]);
 });

@@ -349,7 +349,12 @@ describe('tokens', () => {
     expect(revoked.status).toBe(200);
     const res = await client.post(mb('orders')).set('Authorization', t.auth).send({ body: 1 });
     expect([res.status, res.body]).toEqual([401, err(401, 'invalid or revoked token')]);
-    const closed = await Promise.race([socket.closed, sleep(5000).then(() => null)]);
+    let timer: NodeJS.Timeout | undefined;
+    const closed = await Promise.race([
+      socket.closed,
+      new Promise((resolve) => (timer = setTimeout(() => resolve(null), 5000))),
+    ]);
+    clearTimeout(timer);
     expect(closed).toEqual({ code: 1008, reason: 'token revoked' });
   });
 
@@ -420,44 +425,61 @@ describe('admin API', () => {
 
 describe('rate limiting per token', () => {
   let limited: TestApp;
+  let podX: TestApp;
+  let podY: TestApp;
   beforeAll(async () => {
     limited = await startApp(redis, {
       RELAY_RATE_LIMIT_PER_SECOND: '5',
       RELAY_RATE_LIMIT_BURST: '5',
     });
+    // 6 requests per 6 s window: long enough that the test's requests share one window.
+    const slow = { RELAY_RATE_LIMIT_PER_SECOND: '1', RELAY_RATE_LIMIT_BURST: '6' };
+    podX = await startApp(redis, slow);
+    podY = await startApp(redis, slow);
   });
   afterAll(async () => {
     await limited.close();
+    await podX.close();
+    await podY.close();
   });
+  /** The account's queue state, without the rate counters. */
+  const queueState = async (account: string) =>
+    Object.fromEntries(
+      Object.entries(await accountState(account)).filter(([key]) => !key.includes(':rate:')),
+    );
 
-  test('over the rate: 429 with Retry-After, nothing stored; other tokens are not affected; the bucket refills', async () => {
+  test('over the rate: 429 with Retry-After, nothing stored; other tokens are not affected; the window ends', async () => {
     const noisy = await accountWithToken(limited, 'noisy');
     const quiet = await accountWithToken(limited, 'quiet');
-    for (let i = 0; i < 5; i++) {
-      const ok = await limited.http
+    let ok = 0;
+    let refused: request.Response | null = null;
+    // Bursts of 5 per 1 s window: at most 5 of these pass, wherever the window starts.
+    for (let i = 0; i < 6; i++) {
+      const res = await limited.http
         .post(mb('q'))
         .set('Authorization', noisy.auth)
         .send({ body: i });
-      expect(ok.status).toBe(200);
+      if (res.status === 200) ok++;
+      else refused = res;
     }
-    const before = await accountState('noisy');
-    const refused = await limited.http
-      .post(mb('q'))
-      .set('Authorization', noisy.auth)
-      .send({ body: 'x' });
-    expect(refused.status).toBe(429);
-    expect(refused.headers['retry-after']).toBe('1');
-    expect(refused.body).toEqual(
+    expect(ok).toBeLessThanOrEqual(5);
+    expect(refused).not.toBeNull();
+    expect(refused!.status).toBe(429);
+    expect(refused!.headers['retry-after']).toBe('1');
+    expect(refused!.body).toEqual(
       err(
         429,
         'rate limit exceeded: this token may make 5 requests per second (bursts of 5); retry after 1 s',
       ),
     );
-    const listRefused = await limited.http
-      .get('/v1/relay/channels')
-      .set('Authorization', noisy.auth);
-    expect(listRefused.status).toBe(429);
-    expect(await accountState('noisy')).toEqual(before);
+    const before = await queueState('noisy');
+    const again = await limited.http
+      .post(mb('q'))
+      .set('Authorization', noisy.auth)
+      .send({ body: 'x' });
+    const list = await limited.http.get('/v1/relay/channels').set('Authorization', noisy.auth);
+    expect([again.status, list.status]).toEqual([429, 429]);
+    expect(await queueState('noisy')).toEqual(before);
     // Another tenant is served at once.
     const other = await limited.http
       .post(mb('q'))
@@ -473,6 +495,20 @@ describe('rate limiting per token', () => {
     );
   });
 
+  test('the limit holds across pods: a token cannot double its rate by spreading requests', async () => {
+    const t = await accountWithToken(podX, 'spread');
+    const statuses: number[] = [];
+    const started = Date.now();
+    for (let i = 0; i < 8; i++) {
+      const pod = i % 2 === 0 ? podX : podY;
+      statuses.push((await pod.http.get('/v1/relay/channels').set('Authorization', t.auth)).status);
+    }
+    // One window (it starts at the first request): 6 pass in all, not 6 on each pod.
+    if (Date.now() - started < 6000) {
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+    }
+  });
+
   test('rate limiting is off by default', async () => {
     const t = await accountWithToken(app, 'alpha');
     for (let i = 0; i < 30; i++) {
@@ -480,6 +516,7 @@ describe('rate limiting per token', () => {
         200,
       );
     }
+    expect(await redis.keys('rq:*:rate:*')).toEqual([]);
   });
 });
 
