@@ -34,7 +34,7 @@ export class RateLimiter {
     const wait = Math.max(1, Math.ceil(waitMs / 1000));
     throw new AppError(
       'RATE_LIMITED',
-      `rate limit exceeded: this token may make ${this.perSecond} requests per second (bursts of ${this.burst}); retry after ${wait} s`,
+      `rate limit exceeded: this token may make ${this.perSecond} request${this.perSecond === 1 ? '' : 's'} per second (bursts of ${this.burst}); retry after ${wait} s`,
       { 'Retry-After': String(wait) },
     );
   }

@@ -125,3 +125,28 @@ test('a multi-channel subscription lists at most 100 channels', async () => {
   const hello = (await socket.waitFor((e) => e.type === 'subscribed')) as { channels: string[] };
   expect(hello.channels).toHaveLength(100);
 });
+
+test('WebSocket upgrades count toward the token’s rate limit: 429 with Retry-After before the upgrade', async () => {
+  const limited = await startListeningApp(redis, {
+    RELAY_RATE_LIMIT_PER_SECOND: '1',
+    RELAY_RATE_LIMIT_BURST: '1',
+  });
+  try {
+    const t = await accountWithToken(limited, 'ratews');
+    const url = wsUrl(limited.baseUrl, '/v1/relay/channels/orders/messages/subscribe');
+    const first = await openSocket(url, t.auth);
+    sockets.push(first);
+    const refused = await upgradeRefusal(url, { Authorization: t.auth });
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.body).toEqual(
+      err(
+        429,
+        'rate limit exceeded: this token may make 1 request per second (bursts of 1); retry after 1 s',
+      ),
+    );
+    await first.close();
+  } finally {
+    await limited.close();
+  }
+});
