@@ -15,12 +15,14 @@ import type { HttpDeps } from './http/context';
 import { errorHandler, unknownRoute } from './http/errorHandler';
 import { healthRouter } from './http/health';
 import { messagesRouter } from './http/messages';
+import { RateLimiter } from './http/rateLimit';
 import { requestLog } from './http/requestLog';
 import { sessionRouter } from './http/session';
 import { Metrics } from './metrics';
 import { PlanResolver } from './plans';
 import { EventHub } from './store/events';
 import { createStore } from './store/index';
+import { createRateWindows } from './store/rateLimits';
 import { duplicateForSubscriber, connectRedis, type RedisClient } from './store/redis';
 import { loadScripts } from './store/scripts';
 import { Sweeper } from './store/sweeper';
@@ -66,6 +68,11 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     logger,
     metrics,
     waiters,
+    rateLimiter: new RateLimiter(
+      config.rateLimitPerSecond,
+      config.rateLimitBurst,
+      createRateWindows(context),
+    ),
     isShuttingDown: () => shuttingDown,
   };
 

@@ -12,6 +12,7 @@ import { buildApp, type RelayApp } from './app';
 import type { Config } from './config';
 import { startEmbeddedRedis, type EmbeddedRedis } from './embeddedRedis';
 import { issueToken } from './http/admin';
+import { createApiServer } from './http/nodeServer';
 import { connectRedis, createRedis, type RedisClient } from './store/redis';
 import { attachWebSockets, type WebSocketHub } from './ws/server';
 
@@ -92,11 +93,7 @@ export async function runServer(config: Readonly<Config>, logger: Logger): Promi
   const relay = buildApp({ config, redis, logger });
   await relay.start();
 
-  const server = http.createServer(
-    { requestTimeout: 60_000, headersTimeout: 20_000, maxHeaderSize: 16_384 },
-    relay.app,
-  );
-  server.keepAliveTimeout = 65_000;
+  const server = createApiServer(relay.app);
   const ws: WebSocketHub = attachWebSockets(server, relay);
   const port = await listen(server, config.port, config.host);
 

@@ -17,7 +17,11 @@ function listEntry(stats: ChannelStats): Omit<ChannelStats, 'config'> {
 export function channelsRouter(deps: HttpDeps): Router {
   const router = Router();
   const { store, plans } = deps;
-  const auth = (header: string | undefined) => authenticate(header, store.accounts, plans);
+  const auth = async (header: string | undefined) => {
+    const caller = await authenticate(header, store.accounts, plans);
+    await deps.rateLimiter.enforce(caller.accountId, caller.tokenId);
+    return caller;
+  };
 
   resource(router, '/v1/relay/channels', {
     get: async (req) => {

@@ -5,6 +5,7 @@ import type { Metrics } from '../metrics';
 import type { PlanResolver } from '../plans';
 import type { Store } from '../store/types';
 import type { ChannelWaiters } from '../store/waiters';
+import type { RateLimiter } from './rateLimit';
 
 export interface HttpDeps {
   config: Readonly<Config>;
@@ -13,6 +14,8 @@ export interface HttpDeps {
   logger: Logger;
   metrics: Metrics;
   waiters: ChannelWaiters;
+  /** per-token request rate, checked right after authentication */
+  rateLimiter: RateLimiter;
   /** true once the app is shutting down: readiness fails */
   isShuttingDown: () => boolean;
 }

@@ -72,6 +72,7 @@ export function messagesRouter(deps: HttpDeps): Router {
   /** Authenticates, checks the channel id and the token's scope. */
   async function channelRequest(req: Request): Promise<{ auth: AuthContext; channel: string }> {
     const auth = await authenticate(req.headers.authorization, store.accounts, plans);
+    await deps.rateLimiter.enforce(auth.accountId, auth.tokenId);
     const channel = channelParam(req);
     checkChannelScope(auth, channel);
     return { auth, channel };

@@ -70,6 +70,11 @@ export const systemKeys = {
   due: `${PREFIX}:${SYSTEM_TAG}:due`,
 };
 
+/** A token's request counter for rate limiting (expires with its window). */
+export function rateLimitKey(accountId: string, tokenId: string): string {
+  return `${PREFIX}:{${accountId}}:rate:${tokenId}`;
+}
+
 /** The pattern that matches every key of one account (used by tests and audits). */
 export function accountKeyPattern(accountId: string): string {
   return `${PREFIX}:{${accountId}}:*`;

@@ -32,6 +32,7 @@ export const SCRIPT_KEY_COUNTS = {
   channel_delete: 12,
   dead_letter_sources: 12,
   redrive: 18,
+  rate_limit: 1,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;

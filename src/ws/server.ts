@@ -137,7 +137,8 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     parseSubscription(req, relay.store.accounts, relay.plans)
-      .then((sub) => {
+      .then(async (sub) => {
+        await relay.deps.rateLimiter.enforce(sub.auth.accountId, sub.auth.tokenId);
         if ((perToken.get(sub.auth.tokenId) ?? 0) >= config.maxWsConnectionsPerToken) {
           throw new AppError(
             'RATE_LIMITED',

@@ -1,0 +1,85 @@
+/**
+ * The public HTTP server: Node's limits against slow or oversized clients
+ * (slowloris), and an envelope answer for what Node refuses before Express
+ * sees the request (headers over 16 KB: 431; too slow: 408; malformed: 400).
+ */
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+
+export interface ServerLimits {
+  /** all headers must arrive within this time */
+  headersTimeoutMs: number;
+  /** the whole request (headers and body) must arrive within this time */
+  requestTimeoutMs: number;
+  /** how often Node checks the two timeouts above */
+  checkIntervalMs: number;
+  maxHeaderBytes: number;
+  keepAliveTimeoutMs: number;
+}
+
+export const SERVER_LIMITS: Readonly<ServerLimits> = Object.freeze({
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 60_000,
+  checkIntervalMs: 5_000,
+  maxHeaderBytes: 16_384,
+  keepAliveTimeoutMs: 65_000,
+});
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
+
+function refusal(err: NodeJS.ErrnoException, limits: ServerLimits): [number, string] {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, `request headers are over the ${limits.maxHeaderBytes}-byte limit`];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'the request was not received in time'];
+    default:
+      return [400, 'malformed HTTP request'];
+  }
+}
+
+/** Answers a request Node refused with the envelope (when nothing was written yet), then closes. */
+function onClientError(limits: ServerLimits) {
+  return (err: NodeJS.ErrnoException, socket: Duplex & { bytesWritten?: number }) => {
+    if (err.code !== 'ECONNRESET' && socket.writable && !socket.bytesWritten) {
+      const [status, message] = refusal(err, limits);
+      const json = JSON.stringify({
+        success: false,
+        errors: [{ code: status, message }],
+        messages: [],
+        result: null,
+      });
+      socket.end(
+        `HTTP/1.1 ${status} ${REASONS[status]}\r\n` +
+          'Content-Type: application/json; charset=utf-8\r\n' +
+          `Content-Length: ${Buffer.byteLength(json)}\r\n` +
+          'Connection: close\r\n\r\n' +
+          json,
+      );
+    }
+    socket.destroy();
+  };
+}
+
+export function createApiServer(
+  handler: http.RequestListener,
+  overrides: Partial<ServerLimits> = {},
+): http.Server {
+  const limits = { ...SERVER_LIMITS, ...overrides };
+  const server = http.createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: limits.checkIntervalMs,
+      maxHeaderSize: limits.maxHeaderBytes,
+    },
+    handler,
+  );
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.on('clientError', onClientError(limits));
+  return server;
+}

@@ -1,0 +1,202 @@
+/**
+ * Redis unavailable under a running service: stopped (connection refused) and
+ * frozen (SIGSTOP: no answer). Every request answers 503 in the envelope within
+ * a bounded time, readiness fails, the process stays up, open WebSockets stay
+ * open; when Redis is back the service recovers by itself: requests, scripts
+ * (NOSCRIPT after a restart), the sweeper and WebSocket events.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  ADMIN_TOKEN,
+  accountWithToken,
+  eventually,
+  startListeningApp,
+  type ListeningApp,
+} from '../../helpers/app';
+import { startSingleRedis, type SingleTestRedis } from '../../helpers/redis';
+import { openSocket, upgradeRefusal, wsUrl, type TestSocket } from '../../helpers/ws';
+
+jest.setTimeout(60_000);
+
+let redis: SingleTestRedis;
+let app: ListeningApp;
+let dataDir: string;
+let auth: string;
+let socket: TestSocket | null = null;
+
+const UNAVAILABLE = {
+  success: false,
+  errors: [
+    {
+      code: 503,
+      message: 'the queue store is unavailable; the request had no effect and may be retried',
+    },
+  ],
+  messages: [],
+  result: null,
+};
+
+const base = '/v1/relay/channels/orders/messages';
+
+beforeAll(async () => {
+  // Persistent, so that the account and tokens survive the restart of redis-server.
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relayq-down-'));
+  redis = await startSingleRedis(['--dir', dataDir, '--appendonly', 'yes']);
+  app = await startListeningApp(redis, { RELAY_SWEEP_INTERVAL_MS: '50' });
+  ({ auth } = await accountWithToken(app, 'acme'));
+});
+afterAll(async () => {
+  await socket?.close();
+  await app.close();
+  await redis.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+type Call = [string, () => Promise<{ status: number; body: unknown }>];
+
+function everyEndpoint(): Call[] {
+  const h = app.http;
+  return [
+    ['send', () => h.post(base).set('Authorization', auth).send({ body: 1 })],
+    [
+      'batch',
+      () =>
+        h
+          .post(`${base}/batch`)
+          .set('Authorization', auth)
+          .send({ messages: [{ body: 1 }] }),
+    ],
+    ['pull', () => h.post(`${base}/pull`).set('Authorization', auth).send({})],
+    [
+      'ack',
+      () =>
+        h
+          .post(`${base}/ack`)
+          .set('Authorization', auth)
+          .send({ lease_ids: ['x'] }),
+    ],
+    [
+      'extend',
+      () =>
+        h
+          .post(`${base}/extend`)
+          .set('Authorization', auth)
+          .send({ lease_ids: ['x'] }),
+    ],
+    ['list channels', () => h.get('/v1/relay/channels').set('Authorization', auth)],
+    ['get channel', () => h.get('/v1/relay/channels/orders').set('Authorization', auth)],
+    ['admin', () => h.get('/v1/admin/accounts/acme').set('Authorization', `Bearer ${ADMIN_TOKEN}`)],
+  ];
+}
+
+/** Every endpoint answers the 503 envelope, each within 3 s. */
+async function expectAllUnavailable(): Promise<void> {
+  for (const [name, call] of everyEndpoint()) {
+    const started = Date.now();
+    const res = await call();
+    const ms = Date.now() - started;
+    expect({ name, status: res.status, body: res.body }).toEqual({
+      name,
+      status: 503,
+      body: UNAVAILABLE,
+    });
+    expect(ms).toBeLessThan(3000);
+  }
+  const started = Date.now();
+  const ready = await app.http.get('/readyz');
+  expect(Date.now() - started).toBeLessThan(3000);
+  expect(ready.status).toBe(503);
+  expect(ready.body).toEqual({
+    success: false,
+    errors: [{ code: 503, message: 'Redis is unreachable' }],
+    messages: [],
+    result: { status: 'redis_unavailable' },
+  });
+  const health = await app.http.get('/healthz');
+  expect(health.status).toBe(200);
+}
+
+async function expectAllWorking(): Promise<void> {
+  await eventually(async () => (await app.http.get('/readyz')).status === 200, 15_000, 100);
+  const sent = await app.http.post(base).set('Authorization', auth).send({ body: 'after' });
+  expect(sent.status).toBe(200);
+  const pulled = await app.http.post(`${base}/pull`).set('Authorization', auth).send({});
+  expect(pulled.status).toBe(200);
+  expect(pulled.body.result.messages.map((m: { id: string }) => m.id)).toEqual([
+    sent.body.result.id,
+  ]);
+  const acked = await app.http
+    .post(`${base}/ack`)
+    .set('Authorization', auth)
+    .send({ lease_ids: [pulled.body.result.messages[0].lease_id] });
+  expect(acked.body.result).toEqual({ acked_count: 1 });
+}
+
+async function redisPid(): Promise<number> {
+  const info = await redis.client.info('server');
+  return Number(/process_id:(\d+)/.exec(info)![1]);
+}
+
+test('a frozen Redis (SIGSTOP): 503 within the 2 s command timeout, never a hang; recovers on SIGCONT', async () => {
+  const pid = await redisPid();
+  process.kill(pid, 'SIGSTOP');
+  try {
+    await expectAllUnavailable();
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+  await expectAllWorking();
+});
+
+test('a stopped Redis: 503 at once, WebSockets stay open; after restart everything recovers by itself', async () => {
+  socket = await openSocket(wsUrl(app.baseUrl, `${base}/subscribe`), auth);
+  await socket.waitFor((e) => e.type === 'subscribed');
+
+  await redis.pause();
+  await expectAllUnavailable();
+  // A new subscription is refused with the 503 envelope before any upgrade.
+  const refused = await upgradeRefusal(wsUrl(app.baseUrl, `${base}/subscribe`), {
+    Authorization: auth,
+  });
+  expect(refused.status).toBe(503);
+  expect(refused.body).toEqual(UNAVAILABLE);
+  // Long enough for several sweeper ticks and a token recheck to fail.
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(socket.ws.readyState).toBe(socket.ws.OPEN);
+
+  await redis.resume();
+  await expectAllWorking(); // scripts came back via EVAL after NOSCRIPT
+
+  // Events flow again on the socket that stayed open (the subscriber resubscribed).
+  socket.events.length = 0;
+  await eventually(
+    async () => {
+      await app.http.post(base).set('Authorization', auth).send({ body: 'ping' });
+      return socket!.events.some((e) => e.type === 'new_message');
+    },
+    10_000,
+    300,
+  );
+  expect(socket.events).toContainEqual({ type: 'new_message', channelId: 'orders' });
+
+  // The sweeper works again: an expired lease is re-queued and announced without any send.
+  await app.http.post(`${base}/pull`).set('Authorization', auth).send({ batch_size: 100 });
+  const sent = await app.http.post(base).set('Authorization', auth).send({ body: 'lease' });
+  const leased = await app.http
+    .post(`${base}/pull`)
+    .set('Authorization', auth)
+    .send({ visibility_timeout_ms: 1000 });
+  expect(leased.body.result.messages.map((m: { id: string }) => m.id)).toEqual([
+    sent.body.result.id,
+  ]);
+  await new Promise((r) => setTimeout(r, 300)); // let the send's own event arrive first
+  socket.events.length = 0;
+  await socket.waitFor((e) => e.type === 'new_message', 4000);
+  const again = await app.http.post(`${base}/pull`).set('Authorization', auth).send({});
+  expect(
+    again.body.result.messages.map((m: { id: string; attempts: number }) => [m.id, m.attempts]),
+  ).toEqual([[sent.body.result.id, 2]]);
+  expect(socket.ws.readyState).toBe(socket.ws.OPEN);
+});
