@@ -24,7 +24,10 @@ export class ChannelWaiters {
     let wake: (() => void) | null = null;
     let signalled = false;
     const unsubscribe = await this.hub.subscribe(account, (event) => {
-      if (event.kind === 'new_message' && event.channel === channel) {
+      if (
+        (event.kind === 'new_message' && event.channel === channel) ||
+        event.kind === 'resubscribed'
+      ) {
         signalled = true;
         wake?.();
       }

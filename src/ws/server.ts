@@ -66,6 +66,11 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
       if (client.channels.has(event.channel)) {
         send(client, JSON.stringify({ type: 'new_message', channelId: event.channel }));
       }
+    } else if (event.kind === 'resubscribed') {
+      // Events may have been missed while this pod's subscription was down.
+      for (const channel of client.channels) {
+        send(client, JSON.stringify({ type: 'new_message', channelId: channel }));
+      }
     } else if (event.kind === 'token_revoked') {
       if (event.tokenId === client.tokenId) close(client, 1008, 'token revoked');
     } else if (event.kind === 'account_deleted') {

@@ -28,8 +28,7 @@ afterAll(async () => {
 });
 
 const single = (channel: string) => `/v1/relay/channels/${channel}/messages/subscribe`;
-const ID_RULE =
-  'must be 1 to 128 characters of A-Z a-z 0-9 _ - . and must not start with a dot';
+const ID_RULE = 'must be 1 to 128 characters of A-Z a-z 0-9 _ - . and must not start with a dot';
 
 function envelope(code: number, message: string) {
   return { success: false, errors: [{ code, message }], messages: [], result: null };
