@@ -44,6 +44,7 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
 
   const close = (client: Client, code: number, reason: string) => {
     if (client.ws.readyState === WebSocket.OPEN || client.ws.readyState === WebSocket.CONNECTING) {
+      metrics.wsClosed.inc({ code: String(code) });
       client.ws.close(code, reason);
     }
   };
@@ -55,7 +56,7 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
         { account: client.accountId },
         'closing a WebSocket client that does not read its events',
       );
-      client.ws.close(1013, 'client is not reading; try again later');
+      close(client, 1013, 'client is not reading; try again later');
       return;
     }
     client.ws.send(text);
@@ -156,6 +157,7 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
         wss.handleUpgrade(req, socket, head, (ws) => {
           register(ws, sub).catch((err) => {
             logger.warn({ err: String(err) }, 'WebSocket registration failed');
+            metrics.wsClosed.inc({ code: '1011' });
             ws.close(1011, 'internal error');
           });
         });
@@ -170,6 +172,7 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
   const heartbeat = setInterval(() => {
     for (const client of clients) {
       if (!client.alive) {
+        if (client.ws.readyState === WebSocket.OPEN) metrics.wsClosed.inc({ code: '1006' });
         client.ws.terminate();
         continue;
       }
