@@ -12,7 +12,13 @@ import WebSocket, { WebSocketServer } from 'ws';
 import type { RelayApp } from '../app';
 import { AppError } from '../errors';
 import type { AccountEvent } from '../store/events';
-import { parseSubscription, refuseUpgrade, type SubscriptionRequest } from './upgrade';
+import {
+  parseSubscription,
+  refuseUpgrade,
+  serveWithoutUpgrade,
+  wantsWebSocket,
+  type SubscriptionRequest,
+} from './upgrade';
 
 const MAX_BUFFERED_BYTES = 1 << 20;
 const MAX_CLIENT_FRAMES_PER_SECOND = 50;
@@ -141,6 +147,10 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
   };
 
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!wantsWebSocket(req)) {
+      serveWithoutUpgrade(server, req, socket, head);
+      return;
+    }
     socket.on('error', () => socket.destroy());
     parseSubscription(req, relay.store.accounts, relay.plans)
       .then((sub) => {
