@@ -12,6 +12,9 @@ import {
   startListeningApp,
   type ListeningApp,
 } from '../../helpers/app';
+import pino from 'pino';
+import { loadConfig } from '../../../src/config';
+import { runServer } from '../../../src/server';
 import { startRedis, type TestRedis } from '../../helpers/redis';
 import { closeClients, newMessage, refusedUpgrade, subscribe, type Closed } from '../../helpers/ws';
 
@@ -127,6 +130,31 @@ test('shutdown: every connection closes with 1001 and new upgrades are refused w
   } finally {
     await pod.close();
   }
+});
+
+test('runServer shutdown (what SIGTERM runs): subscribers get 1001, then the server stops', async () => {
+  const config = loadConfig({
+    ...redis.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'silent',
+    RELAY_SHUTDOWN_GRACE_MS: '5000',
+  });
+  const running = await runServer(config, pino({ level: 'silent' }));
+  const pod = { baseUrl: `http://127.0.0.1:${running.port}` } as ListeningApp;
+  const { auth } = await accountWithToken(app, 'acme');
+  const subs = await Promise.all([
+    subscribe(pod, path, auth),
+    subscribe(pod, '/v1/relay/subscribe?channels=orders,alerts', auth),
+  ]);
+  const stopped = running.shutdown();
+  for (const sub of subs) {
+    const closed = await sub.closed;
+    expect([closed.code, closed.reason]).toEqual([1001, 'server shutting down']);
+  }
+  await stopped;
+  expect(running.server.listening).toBe(false);
 });
 
 test('heartbeat: a client that answers pings stays; one that does not is terminated', async () => {
