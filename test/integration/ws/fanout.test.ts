@@ -11,6 +11,7 @@ import {
   startListeningApp,
   type ListeningApp,
 } from '../../helpers/app';
+import WebSocket from 'ws';
 import { startRedis, type TestRedis } from '../../helpers/redis';
 import {
   closeClients,
@@ -260,4 +261,25 @@ test("a send while a pod's Redis subscription is reconnecting is still announced
   const before = sub.events.length;
   await send(podA, auth, 'orders');
   await sub.waitFor(newMessage('orders'), 5000, before);
+});
+
+test('clients that vanish while their subscription is being set up leave no Redis subscription', async () => {
+  const { auth } = await accountWithToken(podA, 'beta');
+  const url = `${podB.baseUrl.replace(/^http/, 'ws')}${one('orders')}`;
+  await Promise.all(
+    Array.from(
+      { length: 20 },
+      () =>
+        new Promise<void>((resolve) => {
+          const ws = new WebSocket(url, { headers: { Authorization: auth } });
+          ws.on('error', () => undefined);
+          // Gone right after the 101, before `subscribed`.
+          ws.on('upgrade', () => ws.terminate());
+          ws.on('close', () => resolve());
+        }),
+    ),
+  );
+  await eventually(() => podB.ws.clientCount() === 0);
+  await eventually(() => podB.relay.events.subscribedAccounts() === 0);
+  await eventually(async () => (await shardSubscribers('beta')) === 0);
 });
