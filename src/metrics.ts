@@ -16,6 +16,7 @@ export class Metrics {
   readonly scriptErrors: client.Counter<'script'>;
   readonly wsConnections: client.Gauge;
   readonly wsSubscriptions: client.Gauge;
+  readonly wsClosed: client.Counter<'code'>;
 
   constructor(options: { collectDefaults?: boolean } = {}) {
     if (options.collectDefaults !== false) {
@@ -55,6 +56,12 @@ export class Metrics {
     this.wsSubscriptions = new client.Gauge({
       name: 'relayq_websocket_subscriptions',
       help: 'Channel subscriptions held by open WebSocket connections on this pod',
+      registers: [this.registry],
+    });
+    this.wsClosed = new client.Counter({
+      name: 'relayq_websocket_closed_total',
+      help: 'WebSocket connections closed by this pod, by close code: 1001 shutdown, 1008 credentials or frame flood, 1011 internal, 1013 slow reader, 1006 missed pong',
+      labelNames: ['code'],
       registers: [this.registry],
     });
   }

@@ -5,6 +5,9 @@
  *   'n <channel>'  messages became available on a channel
  *   'r <token id>' a token was revoked
  *   'a'            the account was deleted
+ * Events published while this pod's subscriber connection is down are lost, so
+ * after it reconnects every listener is told `resubscribed`: treat every
+ * channel as having new messages.
  */
 import type { Logger } from 'pino';
 import { accountKeys, accountOfEventsKey } from './keys';
@@ -13,7 +16,9 @@ import type { RedisClient } from './redis';
 export type AccountEvent =
   | { kind: 'new_message'; channel: string }
   | { kind: 'token_revoked'; tokenId: string }
-  | { kind: 'account_deleted' };
+  | { kind: 'account_deleted' }
+  /** the subscription is back after a lost connection; events may have been missed */
+  | { kind: 'resubscribed' };
 
 export type AccountListener = (event: AccountEvent) => void;
 
@@ -33,12 +38,31 @@ export class EventHub {
     private readonly logger: Logger,
   ) {
     subscriber.on('smessage', (key: string, payload: string) => this.dispatch(key, payload));
+    subscriber.on('ready', () => this.resubscribe());
   }
 
   private dispatch(key: string, payload: string): void {
     const account = accountOfEventsKey(key);
     const event = parseEvent(payload);
     if (account === null || event === null) return;
+    this.deliver(account, event);
+  }
+
+  /**
+   * After a (re)connection: subscribe again (the client would too, but without
+   * telling us when), then tell every listener that it may have missed events.
+   */
+  private resubscribe(): void {
+    for (const account of this.listeners.keys()) {
+      Promise.resolve(this.subscriber.ssubscribe(accountKeys(account).events)).then(
+        () => this.deliver(account, { kind: 'resubscribed' }),
+        (err) =>
+          this.logger.warn({ err: String(err), account }, 'resubscribing to account events failed'),
+      );
+    }
+  }
+
+  private deliver(account: string, event: AccountEvent): void {
     for (const listener of [...(this.listeners.get(account) ?? [])]) {
       try {
         listener(event);
@@ -50,22 +74,34 @@ export class EventHub {
 
   /**
    * Adds a listener for an account's events. Resolves once the Redis
-   * subscription is active, so that no event published after it is missed.
-   * Returns the function that removes the listener.
+   * subscription is active, so that no event published after it is missed;
+   * rejects if it could not be made. Returns the function that removes the listener.
    */
   async subscribe(account: string, listener: AccountListener): Promise<() => void> {
     let set = this.listeners.get(account);
     if (!set) {
-      set = new Set();
-      this.listeners.set(account, set);
+      const created = new Set<AccountListener>();
+      set = created;
+      this.listeners.set(account, created);
       const key = accountKeys(account).events;
-      const subscribed = Promise.resolve(this.subscriber.ssubscribe(key)).catch((err) => {
+      const subscribed = Promise.resolve(this.subscriber.ssubscribe(key)).catch((err: unknown) => {
         this.logger.warn({ err: String(err), account }, 'subscribing to account events failed');
+        // Forget it, so that the next subscriber tries again.
+        if (this.listeners.get(account) === created) {
+          this.listeners.delete(account);
+          this.pending.delete(account);
+        }
+        throw err;
       });
       this.pending.set(account, subscribed);
     }
     set.add(listener);
-    await this.pending.get(account);
+    try {
+      await this.pending.get(account);
+    } catch (err) {
+      set.delete(listener);
+      throw err;
+    }
     let removed = false;
     return () => {
       if (removed) return;

@@ -12,7 +12,13 @@ import WebSocket, { WebSocketServer } from 'ws';
 import type { RelayApp } from '../app';
 import { AppError } from '../errors';
 import type { AccountEvent } from '../store/events';
-import { parseSubscription, refuseUpgrade, type SubscriptionRequest } from './upgrade';
+import {
+  parseSubscription,
+  refuseUpgrade,
+  serveWithoutUpgrade,
+  wantsWebSocket,
+  type SubscriptionRequest,
+} from './upgrade';
 
 const MAX_BUFFERED_BYTES = 1 << 20;
 const MAX_CLIENT_FRAMES_PER_SECOND = 50;
@@ -44,6 +50,7 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
 
   const close = (client: Client, code: number, reason: string) => {
     if (client.ws.readyState === WebSocket.OPEN || client.ws.readyState === WebSocket.CONNECTING) {
+      metrics.wsClosed.inc({ code: String(code) });
       client.ws.close(code, reason);
     }
   };
@@ -55,7 +62,7 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
         { account: client.accountId },
         'closing a WebSocket client that does not read its events',
       );
-      client.ws.close(1013, 'client is not reading; try again later');
+      close(client, 1013, 'client is not reading; try again later');
       return;
     }
     client.ws.send(text);
@@ -65,6 +72,11 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
     if (event.kind === 'new_message') {
       if (client.channels.has(event.channel)) {
         send(client, JSON.stringify({ type: 'new_message', channelId: event.channel }));
+      }
+    } else if (event.kind === 'resubscribed') {
+      // Events may have been missed while this pod's subscription was down.
+      for (const channel of client.channels) {
+        send(client, JSON.stringify({ type: 'new_message', channelId: channel }));
       }
     } else if (event.kind === 'token_revoked') {
       if (event.tokenId === client.tokenId) close(client, 1008, 'token revoked');
@@ -135,6 +147,10 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
   };
 
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!wantsWebSocket(req)) {
+      serveWithoutUpgrade(server, req, socket, head);
+      return;
+    }
     socket.on('error', () => socket.destroy());
     parseSubscription(req, relay.store.accounts, relay.plans)
       .then(async (sub) => {
@@ -152,6 +168,7 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
         wss.handleUpgrade(req, socket, head, (ws) => {
           register(ws, sub).catch((err) => {
             logger.warn({ err: String(err) }, 'WebSocket registration failed');
+            metrics.wsClosed.inc({ code: '1011' });
             ws.close(1011, 'internal error');
           });
         });
@@ -166,6 +183,7 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
   const heartbeat = setInterval(() => {
     for (const client of clients) {
       if (!client.alive) {
+        if (client.ws.readyState === WebSocket.OPEN) metrics.wsClosed.inc({ code: '1006' });
         client.ws.terminate();
         continue;
       }

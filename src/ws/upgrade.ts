@@ -3,7 +3,7 @@
  * token may have it. A refusal is a plain HTTP response with the envelope body,
  * written before any upgrade.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { authenticate, checkChannelScope, type AuthContext } from '../auth/authenticate';
 import { sessionAuthorization } from '../auth/sessions';
@@ -73,6 +73,48 @@ export async function parseSubscription(
   }
   for (const channel of channels) checkChannelScope(auth, channel);
   return { auth, channels, multi };
+}
+
+/** True when the request asks for WebSocket (among the protocols its Upgrade header lists). */
+export function wantsWebSocket(req: IncomingMessage): boolean {
+  return (req.headers.upgrade ?? '')
+    .split(',')
+    .some((protocol) => protocol.trim().toLowerCase() === 'websocket');
+}
+
+const HOP_BY_HOP_UPGRADE = new Set(['upgrade', 'http2-settings']);
+
+/**
+ * Serves a request that asked to upgrade to another protocol (h2c: `curl --http2`,
+ * Java's HttpClient) as the plain HTTP request it also is: a server may ignore
+ * Upgrade (RFC 9110 7.8). Node hands every request with an Upgrade header to the
+ * 'upgrade' listeners, so the request is given back to the HTTP server without it,
+ * its body following from `head` and the socket.
+ */
+export function serveWithoutUpgrade(
+  server: Server,
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): void {
+  const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i];
+    let value = req.rawHeaders[i + 1];
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP_UPGRADE.has(lower)) continue;
+    if (lower === 'connection') {
+      value = value
+        .split(',')
+        .map((token) => token.trim())
+        .filter((token) => token !== '' && !HOP_BY_HOP_UPGRADE.has(token.toLowerCase()))
+        .join(', ');
+      if (value === '') continue;
+    }
+    lines.push(`${name}: ${value}`);
+  }
+  socket.unshift(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), head]));
+  server.emit('connection', socket);
 }
 
 const REASONS: Record<number, string> = {

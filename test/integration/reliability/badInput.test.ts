@@ -13,7 +13,7 @@ import {
   type ListeningApp,
 } from '../../helpers/app';
 import { startRedis, type TestRedis } from '../../helpers/redis';
-import { upgradeRefusal, wsUrl } from '../../helpers/ws';
+import { upgradeRefusal, wsUrl } from '../../helpers/wsSocket';
 
 jest.setTimeout(60_000);
 

@@ -16,7 +16,7 @@ import {
   type ListeningApp,
 } from '../../helpers/app';
 import { startSingleRedis, type SingleTestRedis } from '../../helpers/redis';
-import { openSocket, upgradeRefusal, wsUrl, type TestSocket } from '../../helpers/ws';
+import { openSocket, upgradeRefusal, wsUrl, type TestSocket } from '../../helpers/wsSocket';
 
 jest.setTimeout(60_000);
 

@@ -21,7 +21,7 @@ import {
   type TestApp,
 } from '../../helpers/app';
 import { startRedis, type TestRedis } from '../../helpers/redis';
-import { openSocket, upgradeRefusal, wsUrl } from '../../helpers/ws';
+import { openSocket, upgradeRefusal, wsUrl } from '../../helpers/wsSocket';
 
 jest.setTimeout(30_000);
 

@@ -16,7 +16,7 @@ import {
   type ListeningApp,
 } from '../../helpers/app';
 import { startRedis, type TestRedis } from '../../helpers/redis';
-import { openSocket, upgradeRefusal, wsUrl, type TestSocket } from '../../helpers/ws';
+import { openSocket, upgradeRefusal, wsUrl, type TestSocket } from '../../helpers/wsSocket';
 
 jest.setTimeout(30_000);
 

@@ -1,0 +1,101 @@
+/**
+ * EventHub over a fake subscriber connection: one Redis subscription per
+ * account, dropped with the last listener; a failed subscription is reported
+ * (never a silent `subscribed` that would miss events) and retried next time;
+ * a reconnection tells every listener that events may have been missed.
+ */
+import { EventEmitter } from 'node:events';
+import pino from 'pino';
+import { EventHub, parseEvent, type AccountEvent } from '../../src/store/events';
+import type { RedisClient } from '../../src/store/redis';
+
+class FakeSubscriber extends EventEmitter {
+  calls: string[] = [];
+  failNext: Error | null = null;
+  async ssubscribe(key: string): Promise<number> {
+    this.calls.push(`ssubscribe ${key}`);
+    await Promise.resolve();
+    if (this.failNext) {
+      const err = this.failNext;
+      this.failNext = null;
+      throw err;
+    }
+    return 1;
+  }
+  async sunsubscribe(key: string): Promise<number> {
+    this.calls.push(`sunsubscribe ${key}`);
+    return 0;
+  }
+}
+
+function hub() {
+  const fake = new FakeSubscriber();
+  const events = new EventHub(fake as unknown as RedisClient, pino({ level: 'silent' }));
+  return { fake, events };
+}
+
+test('parseEvent reads the payloads the scripts publish', () => {
+  expect(parseEvent('n orders')).toEqual({ kind: 'new_message', channel: 'orders' });
+  expect(parseEvent('r 0123456789abcdef')).toEqual({
+    kind: 'token_revoked',
+    tokenId: '0123456789abcdef',
+  });
+  expect(parseEvent('a')).toEqual({ kind: 'account_deleted' });
+  expect(parseEvent('x')).toBeNull();
+});
+
+test('one subscription per account, shared by its listeners and dropped with the last', async () => {
+  const { fake, events } = hub();
+  const got: AccountEvent[] = [];
+  const [off1, off2] = await Promise.all([
+    events.subscribe('acme', (e) => got.push(e)),
+    events.subscribe('acme', (e) => got.push(e)),
+  ]);
+  expect(fake.calls).toEqual(['ssubscribe rq:{acme}:events']);
+  fake.emit('smessage', 'rq:{acme}:events', 'n orders');
+  fake.emit('smessage', 'rq:{beta}:events', 'n orders');
+  expect(got).toEqual([
+    { kind: 'new_message', channel: 'orders' },
+    { kind: 'new_message', channel: 'orders' },
+  ]);
+  off1();
+  off1();
+  expect(events.subscribedAccounts()).toBe(1);
+  off2();
+  expect(events.subscribedAccounts()).toBe(0);
+  expect(fake.calls).toEqual(['ssubscribe rq:{acme}:events', 'sunsubscribe rq:{acme}:events']);
+});
+
+test('a subscription that fails rejects every waiting listener, and the next one tries again', async () => {
+  const { fake, events } = hub();
+  fake.failNext = new Error('MOVED 1234 10.0.0.1:6379');
+  const results = await Promise.allSettled([
+    events.subscribe('acme', () => undefined),
+    events.subscribe('acme', () => undefined),
+  ]);
+  expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+  expect(events.subscribedAccounts()).toBe(0);
+
+  const off = await events.subscribe('acme', () => undefined);
+  expect(events.subscribedAccounts()).toBe(1);
+  expect(fake.calls).toEqual(['ssubscribe rq:{acme}:events', 'ssubscribe rq:{acme}:events']);
+  off();
+});
+
+test('after a reconnection every listener is told resubscribed, once the subscription is back', async () => {
+  const { fake, events } = hub();
+  const got: [string, AccountEvent][] = [];
+  const offA = await events.subscribe('acme', (e) => got.push(['acme', e]));
+  const offB = await events.subscribe('beta', (e) => got.push(['beta', e]));
+  fake.calls = [];
+  fake.emit('ready');
+  expect(got).toEqual([]);
+  await new Promise((r) => setImmediate(r));
+  expect(fake.calls.sort()).toEqual(['ssubscribe rq:{acme}:events', 'ssubscribe rq:{beta}:events']);
+  expect(got).toEqual([
+    ['acme', { kind: 'resubscribed' }],
+    ['beta', { kind: 'resubscribed' }],
+  ]);
+  offA();
+  offB();
+});
