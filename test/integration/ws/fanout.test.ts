@@ -246,22 +246,29 @@ test('500 concurrent subscribers on one pod are all notified; no subscription is
   expect(podB.ws.clientCount()).toBe(0);
 });
 
-test("a send while a pod's Redis subscription is reconnecting is still announced to its subscribers", async () => {
-  const { auth } = await accountWithToken(podA, 'acme');
-  const sub = await subscribe(podB, one('orders'), auth);
-  const multi = await subscribe(podB, '/v1/relay/subscribe?channels=alerts,orders', auth);
-  // Drop every pod's subscriber connection; the sends below happen before it is back.
-  await redis.eachMaster((node) => node.call('CLIENT', 'KILL', 'TYPE', 'pubsub'));
-  await send(podA, auth, 'orders');
-  await sub.waitFor(newMessage('orders'), 5000);
-  await multi.waitFor(newMessage('orders'), 5000);
-  // Every subscribed channel is announced: the pod cannot know which events it missed.
-  await multi.waitFor(newMessage('alerts'), 5000);
-  // After the reconnection, sends are heard again as usual.
-  const before = sub.events.length;
-  await send(podA, auth, 'orders');
-  await sub.waitFor(newMessage('orders'), 5000, before);
-});
+// On Redis Cluster, ioredis re-creates a shard's subscriber connection without telling
+// the client, so the pod cannot announce what it may have missed (docs/api/websocket.md).
+const onSingleRedis = process.env.RELAYQ_TEST_TOPOLOGY === 'cluster' ? test.skip : test;
+
+onSingleRedis(
+  "a send while a pod's Redis subscription is reconnecting is still announced to its subscribers",
+  async () => {
+    const { auth } = await accountWithToken(podA, 'acme');
+    const sub = await subscribe(podB, one('orders'), auth);
+    const multi = await subscribe(podB, '/v1/relay/subscribe?channels=alerts,orders', auth);
+    // Drop every pod's subscriber connection; the sends below happen before it is back.
+    await redis.eachMaster((node) => node.call('CLIENT', 'KILL', 'TYPE', 'pubsub'));
+    await send(podA, auth, 'orders');
+    await sub.waitFor(newMessage('orders'), 5000);
+    await multi.waitFor(newMessage('orders'), 5000);
+    // Every subscribed channel is announced: the pod cannot know which events it missed.
+    await multi.waitFor(newMessage('alerts'), 5000);
+    // After the reconnection, sends are heard again as usual.
+    const before = sub.events.length;
+    await send(podA, auth, 'orders');
+    await sub.waitFor(newMessage('orders'), 5000, before);
+  },
+);
 
 test('clients that vanish while their subscription is being set up leave no Redis subscription', async () => {
   const { auth } = await accountWithToken(podA, 'beta');
