@@ -13,7 +13,12 @@ export class JsonClient {
   }
 
   /** POSTs a JSON text body; resolves with the parsed envelope, rejects on a non-2xx status. */
-  request<T = unknown>(method: string, path: string, body?: string, timeoutMs = 30_000): Promise<T> {
+  request<T = unknown>(
+    method: string,
+    path: string,
+    body?: string,
+    timeoutMs = 30_000,
+  ): Promise<T> {
     return new Promise((resolve, reject) => {
       const headers: http.OutgoingHttpHeaders = { authorization: this.auth };
       if (body !== undefined) {

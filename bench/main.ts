@@ -6,7 +6,6 @@
  * chart and (full runs) the results section of BENCHMARKS.md.
  */
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
@@ -21,17 +20,9 @@ import {
   stopAll,
   type Proc,
 } from './procs';
-import { writeReport, type BenchResults, type RunResult } from './report';
-import { median, round } from './stats';
-import {
-  bullmq,
-  natsJetStream,
-  RawLua,
-  rawLua,
-  relayq,
-  rsmq,
-  type QueueSystem,
-} from './systems';
+import { CACHED, writeReport, type BenchResults, type RunResult } from './report';
+import { round } from './stats';
+import { bullmq, natsJetStream, RawLua, rawLua, relayq, rsmq, type QueueSystem } from './systems';
 import { fill, probe, usedMemory, w1, w2, w3, w4, type RelayTarget } from './workloads';
 
 interface Settings {
@@ -50,6 +41,7 @@ interface Settings {
   timeoutMs: number;
   profileDir: string | null;
   only: string[] | null;
+  systems: string[] | null;
 }
 
 function parseArgs(argv: string[]): Settings {
@@ -75,6 +67,7 @@ function parseArgs(argv: string[]): Settings {
         timeoutMs: 30_000,
         profileDir: null,
         only: null,
+        systems: null,
       }
     : {
         quick,
@@ -92,12 +85,14 @@ function parseArgs(argv: string[]): Settings {
         timeoutMs: 120_000,
         profileDir: null,
         only: null,
+        systems: null,
       };
   if (value('--runs')) s.runs = Number(value('--runs'));
   if (value('--n')) s.n = Number(value('--n'));
   if (value('--big')) s.w5Big = Number(value('--big'));
   if (value('--profile')) s.profileDir = path.resolve(value('--profile')!);
   if (value('--only')) s.only = value('--only')!.split(',');
+  if (value('--systems')) s.systems = value('--systems')!.split(',');
   return s;
 }
 
@@ -141,7 +136,15 @@ const log = (...a: unknown[]) => console.log(`[${new Date().toISOString().slice(
 async function oneRun(
   run: number,
   s: Settings,
-  env: { redis: Proc; redisEs: Proc; relay: Proc; relayEs: Proc; nats: Proc | null },
+  env: {
+    redis: Proc;
+    redisEs: Proc;
+    relay: Proc;
+    relayCached: Proc;
+    relayEs: Proc;
+    relayEsCached: Proc;
+    nats: Proc | null;
+  },
 ): Promise<RunResult> {
   const tag = `r${run}${Date.now().toString(36)}`;
   const redis = new Redis(env.redis.port, '127.0.0.1');
@@ -157,6 +160,7 @@ async function oneRun(
   const makers: [string, (phase: string) => Promise<QueueSystem>][] = [
     ['raw Lua ceiling', async (ph) => rawLua(env.redis.port, ceilAcct, `w${ph}`)],
     ['relayq', async (ph) => relayq(env.relay.port, relayAuth, `w${ph}`)],
+    [CACHED, async (ph) => relayq(env.relayCached.port, relayAuth, `wc${ph}`, CACHED)],
     ['BullMQ', async (ph) => bullmq(env.redis.port, `bench-${tag}-${ph}`)],
     ['RSMQ', async (ph) => rsmq(env.redis.port, `bench${tag}${ph}`)],
   ];
@@ -166,6 +170,7 @@ async function oneRun(
   }
 
   for (const [name, make] of makers) {
+    if (s.systems && !s.systems.some((x) => name.toLowerCase().includes(x.toLowerCase()))) continue;
     if (want('w1')) {
       log(`run ${run} W1 ${name} (n=${s.n})`);
       const sys = await make('1');
@@ -195,6 +200,7 @@ async function oneRun(
     for (const sys of [
       rawLua(env.redisEs.port, ceilAcct, 'w2es'),
       relayq(env.relayEs.port, esAuth, 'w2es'),
+      relayq(env.relayEsCached.port, esAuth, 'w2esc', CACHED),
     ]) {
       log(`run ${run} W2 everysec ${sys.name}`);
       try {
@@ -244,7 +250,7 @@ async function oneRun(
       log(`run ${run} W5 backlog ${s.w5Big}`);
       const before = await usedMemory(redis);
       await fill(lua, relayAcct, 'w5', s.w5Big - s.w5Small);
-      const bytes = round((await usedMemory(redis) - before) / (s.w5Big - s.w5Small), 0);
+      const bytes = round(((await usedMemory(redis)) - before) / (s.w5Big - s.w5Small), 0);
       const big = await probe(target, 'w5', s.probeSamples);
       const http = new JsonClient(env.relay.port, relayAuth, 2);
       await http.request('DELETE', '/v1/relay/channels/w5', undefined, 120_000);
@@ -292,15 +298,27 @@ async function main(): Promise<void> {
   const redisEs = await startRedis('everysec');
   const relay = await startRelay(redisProc.port, { cpuProfDir: s.profileDir ?? undefined });
   const relayEs = await startRelay(redisEs.port);
-  await waitReady(relay);
-  await waitReady(relayEs);
+  const cache = { env: { RELAY_AUTH_CACHE_MS: '1000' } };
+  const relayCached = await startRelay(redisProc.port, cache);
+  const relayEsCached = await startRelay(redisEs.port, cache);
+  for (const r of [relay, relayEs, relayCached, relayEsCached]) await waitReady(r);
   const nats = natsAvailable() ? await startNats() : null;
   if (!nats) log(`nats-server not found at ${NATS_BIN}: NATS JetStream is skipped`);
 
   const runs: RunResult[] = [];
   try {
     for (let run = 1; run <= s.runs; run++) {
-      runs.push(await oneRun(run, s, { redis: redisProc, redisEs, relay, relayEs, nats }));
+      runs.push(
+        await oneRun(run, s, {
+          redis: redisProc,
+          redisEs,
+          relay,
+          relayCached,
+          relayEs,
+          relayEsCached,
+          nats,
+        }),
+      );
     }
   } finally {
     await stopAll();
@@ -323,7 +341,6 @@ async function main(): Promise<void> {
   };
   const file = writeReport(results);
   log(`results: ${file}`);
-  void median;
 }
 
 main().then(

@@ -87,14 +87,22 @@ export async function startRedis(appendfsync: 'always' | 'everysec'): Promise<Pr
   const child = spawn(
     process.env.REDIS_SERVER_BIN || 'redis-server',
     [
-      '--port', String(port),
-      '--bind', '127.0.0.1',
-      '--dir', dir,
-      '--appendonly', 'yes',
-      '--appendfsync', appendfsync,
-      '--save', '',
-      '--protected-mode', 'yes',
-      '--maxmemory-policy', 'noeviction',
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      appendfsync,
+      '--save',
+      '',
+      '--protected-mode',
+      'yes',
+      '--maxmemory-policy',
+      'noeviction',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -130,7 +138,7 @@ export const BENCH_PLANS = JSON.stringify({
 /** relayq as its own process (`node dist/src/cli/main.js serve`) over the given Redis. */
 export async function startRelay(
   redisPort: number,
-  opts: { cpuProfDir?: string } = {},
+  opts: { cpuProfDir?: string; env?: Record<string, string> } = {},
 ): Promise<Proc> {
   const port = await freePort();
   const metricsPort = await freePort();
@@ -152,6 +160,7 @@ export async function startRelay(
       METRICS_PORT: String(metricsPort),
       LOG_LEVEL: 'warn',
       RELAY_DATA_DIR: dir,
+      ...opts.env,
     },
   });
   const proc = track(child, dir, port, 'relayq.log');

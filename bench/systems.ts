@@ -7,14 +7,7 @@ import crypto from 'node:crypto';
 import Redis from 'ioredis';
 import { Queue, Worker } from 'bullmq';
 import RedisSMQ from 'rsmq';
-import {
-  AckPolicy,
-  connect as natsConnect,
-  StorageType,
-  nanos,
-  type JsMsg,
-  type NatsConnection,
-} from 'nats';
+import { AckPolicy, connect as natsConnect, StorageType, nanos, type NatsConnection } from 'nats';
 import { defineScripts, type Scripts } from '../src/store/scripts';
 import { accountKeyList, channelKeyList } from '../src/store/keys';
 import { parseRecord } from '../src/store/records';
@@ -88,11 +81,11 @@ export function relayPaths(channel: string) {
   return { send: base, batch: `${base}/batch`, pull: `${base}/pull`, ack: `${base}/ack` };
 }
 
-export function relayq(port: number, auth: string, channel: string): QueueSystem {
+export function relayq(port: number, auth: string, channel: string, name = 'relayq'): QueueSystem {
   const http = new JsonClient(port, auth, 128);
   const p = relayPaths(channel);
   return {
-    name: 'relayq',
+    name,
     redisBacked: true,
     async sendBatch(bodies) {
       await http.post(p.batch, `{"messages":[${bodies.map((b) => `{"body":${b}}`).join(',')}]}`);

@@ -110,7 +110,7 @@ export async function w1(
   let t0 = now();
   await produce(sys, 0, n, Date.now() + timeoutMs);
   const produceS = (now() - t0) / 1000;
-  const bytes = redis ? round((await usedMemory(redis) - memBefore) / n, 0) : null;
+  const bytes = redis ? round(((await usedMemory(redis)) - memBefore) / n, 0) : null;
 
   t0 = now();
   let stop = await sys.startConsumers(4, rx.on);
@@ -233,7 +233,7 @@ export interface LatencyResult {
 type PullReply = { result: { messages: { body: Msg; lease_id: string }[] } };
 
 /**
- * W3: `rate` msgs/s offered for `durationMs` (a batch of 10 every 2 ms), consumed by
+ * W3: `rate` msgs/s offered for `durationMs` (a batch of 50 every 10 ms), consumed by
  * long-poll loops (`mode` poll) or by pulls triggered by WebSocket events (`mode` ws).
  */
 export async function w3(
@@ -302,14 +302,16 @@ export async function w3(
     sockets = await Promise.all(
       [0, 1].map((c) =>
         openSocket(r, `${p.send}/subscribe`, () => {
-          drain(c).catch((err) => console.error('ws pull error:', (err as Error).message));
+          drain(c).catch((err) => {
+            if (running) console.error('ws pull error:', (err as Error).message);
+          });
         }),
       ),
     );
     loops = Promise.resolve();
   }
-  // offered load: batches of 10 every 2 ms, paced against the clock
-  const perBatch = 10;
+  // offered load: batches of 50 every 10 ms, paced against the clock
+  const perBatch = 50;
   const intervalMs = (perBatch * 1000) / rate;
   const start = now();
   let sent = 0;
@@ -376,7 +378,10 @@ export async function w4(
   let events = 0;
   let expected = 0;
   for (let round_ = 0; round_ < rounds; round_++) {
-    const targets = shape === 'one-channel' ? [channelOf(0)] : Array.from({ length: subs }, (_, k) => channelOf(k));
+    const targets =
+      shape === 'one-channel'
+        ? [channelOf(0)]
+        : Array.from({ length: subs }, (_, k) => channelOf(k));
     const sentAt = new Map<string, number>();
     for (const c of targets) arrivals.set(c, []);
     let idx = 0;
@@ -390,7 +395,8 @@ export async function w4(
     const perSend = shape === 'one-channel' ? subs : 1;
     expected += targets.length * perSend;
     const deadline = Date.now() + 5000;
-    while (Date.now() < deadline && targets.some((c) => arrivals.get(c)!.length < perSend)) await sleep(5);
+    while (Date.now() < deadline && targets.some((c) => arrivals.get(c)!.length < perSend))
+      await sleep(5);
     for (const c of targets) {
       const a = arrivals.get(c)!;
       const s = sentAt.get(c)!;
@@ -414,7 +420,11 @@ export interface ScaleResult {
 }
 
 /** Sequential single sends and pull+ack pairs against a channel as it stands. */
-export async function probe(r: RelayTarget, channel: string, samples: number): Promise<ScaleResult> {
+export async function probe(
+  r: RelayTarget,
+  channel: string,
+  samples: number,
+): Promise<ScaleResult> {
   const http = new JsonClient(r.port, r.auth, 4);
   const p = relayPaths(channel);
   const sends: number[] = [];
@@ -424,9 +434,15 @@ export async function probe(r: RelayTarget, channel: string, samples: number): P
     await http.post(p.send, `{"body":${body(k)}}`);
     sends.push(now() - t);
     t = now();
-    const reply = await http.post<PullReply>(p.pull, '{"batch_size":10,"visibility_timeout_ms":30000}');
+    const reply = await http.post<PullReply>(
+      p.pull,
+      '{"batch_size":10,"visibility_timeout_ms":30000}',
+    );
     pulls.push(now() - t);
-    await http.post(p.ack, JSON.stringify({ lease_ids: reply.result.messages.map((m) => m.lease_id) }));
+    await http.post(
+      p.ack,
+      JSON.stringify({ lease_ids: reply.result.messages.map((m) => m.lease_id) }),
+    );
   }
   http.close();
   const s = summarize(sends);
@@ -435,7 +451,12 @@ export async function probe(r: RelayTarget, channel: string, samples: number): P
 }
 
 /** Fills a channel to `n` messages through the Lua scripts directly (fast), in batches of 100. */
-export async function fill(lua: RawLua, account: string, channel: string, n: number): Promise<void> {
+export async function fill(
+  lua: RawLua,
+  account: string,
+  channel: string,
+  n: number,
+): Promise<void> {
   let done = 0;
   await pool(8, async () => {
     if (done >= n) return false;

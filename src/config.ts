@@ -44,6 +44,12 @@ export interface Config {
   rateLimitPerSecond: number;
   rateLimitBurst: number;
   maxWsConnectionsPerToken: number;
+  /**
+   * How long a pod may reuse a token lookup (ms); 0 (the default) reads the token
+   * from Redis on every request. This pod's own revocations and plan changes take
+   * effect at once; another pod's within this time.
+   */
+  authCacheMs: number;
 }
 
 export class ConfigError extends Error {
@@ -183,5 +189,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     rateLimitPerSecond: integer(env, 'RELAY_RATE_LIMIT_PER_SECOND', 0, 0, 1_000_000),
     rateLimitBurst: integer(env, 'RELAY_RATE_LIMIT_BURST', 0, 0, 1_000_000),
     maxWsConnectionsPerToken: integer(env, 'RELAY_MAX_WS_CONNECTIONS_PER_TOKEN', 100, 1, 1_000_000),
+    authCacheMs: integer(env, 'RELAY_AUTH_CACHE_MS', 0, 0, 60_000),
   });
 }
