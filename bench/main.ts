@@ -23,7 +23,7 @@ import {
 import { CACHED, writeReport, type BenchResults, type RunResult } from './report';
 import { round } from './stats';
 import { bullmq, natsJetStream, RawLua, rawLua, relayq, rsmq, type QueueSystem } from './systems';
-import { fill, probe, usedMemory, w1, w2, w3, w4, type RelayTarget } from './workloads';
+import { fill, probe, usedMemory, w1, w2, w3, w4, writeProbe, type RelayTarget } from './workloads';
 
 interface Settings {
   quick: boolean;
@@ -194,6 +194,14 @@ async function oneRun(
   }
 
   if (want('w2')) {
+    const es = new Redis(env.redisEs.port, '127.0.0.1');
+    const samples = s.quick ? 50 : 200;
+    result.fsync = {
+      always: await writeProbe(redis, samples),
+      everysec: await writeProbe(es, samples),
+    };
+    es.disconnect();
+    log(`run ${run} fsync probe`, JSON.stringify(result.fsync));
     // the cost of fsync: the same single sends against a Redis with appendfsync everysec
     const esAuth = await relayAccount(env.relayEs, relayAcct);
     await relayAccount(env.relayEs, ceilAcct);

@@ -12,6 +12,8 @@ export interface RunResult {
   w1: Record<string, W1Result>;
   w2: Record<string, W2Result>;
   w2_everysec: Record<string, W2Result>;
+  /** sequential one-write round trips on each Redis: what one fsync costs on this disk */
+  fsync?: Record<'always' | 'everysec', { p50_ms: number; p99_ms: number }>;
   w3: Record<string, LatencyResult>;
   w4: { one_channel?: FanoutResult; many_channels?: FanoutResult };
   w5:
@@ -279,6 +281,17 @@ function markdown(res: BenchResults, chartRel: string, jsonRel: string): string 
     }
   }
   L.push('');
+  if (runs.some((r) => r.fsync)) {
+    const f = (k: 'always' | 'everysec', q: 'p50_ms' | 'p99_ms') =>
+      fmt(
+        med(runs, (r) => r.fsync?.[k][q]),
+        2,
+      );
+    L.push(
+      `One write at a time (INCR round trip, no other load from the benchmark): appendfsync always p50 ${f('always', 'p50_ms')} ms / p99 ${f('always', 'p99_ms')} ms; everysec p50 ${f('everysec', 'p50_ms')} ms / p99 ${f('everysec', 'p99_ms')} ms. Every relayq request that writes waits for at least one such fsync.`,
+    );
+    L.push('');
+  }
   L.push('### W3 latency at 5,000 msgs/s offered (batches of 50 every 10 ms)');
   L.push('');
   L.push('| Consumer | p50 ms | p99 ms | max ms | received / offered |');

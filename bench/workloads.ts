@@ -19,6 +19,22 @@ export async function usedMemory(redis: Redis): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(info)![1]);
 }
 
+/** Round trips of one small write at a time (INCR): on an idle Redis, the cost of its fsync policy. */
+export async function writeProbe(
+  redis: Redis,
+  samples: number,
+): Promise<{ p50_ms: number; p99_ms: number }> {
+  const lat: number[] = [];
+  for (let k = 0; k < samples; k++) {
+    const t = now();
+    await redis.incr('bench:fsync-probe');
+    lat.push(now() - t);
+  }
+  await redis.del('bench:fsync-probe');
+  const s = summarize(lat);
+  return { p50_ms: s.p50, p99_ms: s.p99 };
+}
+
 // ---------------------------------------------------------------------------
 // W1 throughput
 
