@@ -21,9 +21,6 @@ const baseOptions: RedisOptions = {
   connectTimeout: 2000,
   retryStrategy: (times) => Math.min(50 * 2 ** times, 1000),
   lazyConnect: true,
-  // Commands issued in the same tick by concurrent requests go out in one write
-  // (and reach Redis in one read): fewer syscalls on both sides, fewer AOF fsyncs.
-  enableAutoPipelining: true,
 };
 
 export function createRedis(target: RedisTargetSpec, connectionName = 'relayq'): RedisClient {
@@ -32,7 +29,6 @@ export function createRedis(target: RedisTargetSpec, connectionName = 'relayq'):
       enableOfflineQueue: false,
       lazyConnect: true,
       scaleReads: 'master',
-      enableAutoPipelining: true,
       clusterRetryStrategy: (times) => Math.min(100 * 2 ** times, 2000),
       redisOptions: { ...baseOptions, connectionName },
     });
@@ -47,15 +43,10 @@ export function createRedis(target: RedisTargetSpec, connectionName = 'relayq'):
 /** A second connection to the same Redis, for pub/sub. */
 export function duplicateForSubscriber(redis: RedisClient): RedisClient {
   if (redis instanceof Cluster) {
-    return redis.duplicate(undefined, {
-      shardedSubscribers: true,
-      enableOfflineQueue: true,
-      enableAutoPipelining: false,
-    });
+    return redis.duplicate(undefined, { shardedSubscribers: true, enableOfflineQueue: true });
   }
   return redis.duplicate({
     enableOfflineQueue: true,
-    enableAutoPipelining: false,
     maxRetriesPerRequest: null,
     commandTimeout: undefined,
   });
