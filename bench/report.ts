@@ -40,7 +40,7 @@ export interface BenchResults {
   targets?: Target[];
 }
 
-interface Target {
+export interface Target {
   workload: string;
   target: string;
   measured: string;
@@ -60,7 +60,7 @@ function med(runs: RunResult[], pick: (r: RunResult) => number | null | undefine
 const fmt = (x: number, digits = 0): string =>
   Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: digits }) : 'n/a';
 
-function targets(runs: RunResult[]): Target[] {
+export function targets(runs: RunResult[]): Target[] {
   const out: Target[] = [];
   const phaseKey = (p: (typeof PHASES)[number]) => `${p}_msgs_s` as const;
   for (const me of ['relayq', CACHED])
