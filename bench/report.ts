@@ -152,7 +152,7 @@ function svgChart(runs: RunResult[]): string {
   const systems = SYSTEMS.filter((s) => runs.some((r) => r.w1[s]));
   const values = systems.map((s) => PHASES.map((p) => med(runs, (r) => r.w1[s]?.[`${p}_msgs_s`])));
   const max = Math.max(1, ...values.flat().filter(Number.isFinite));
-  const W = 760;
+  const W = 900;
   const H = 340;
   const left = 70;
   const bottom = 40;
@@ -190,7 +190,7 @@ function svgChart(runs: RunResult[]): string {
     );
   });
   systems.forEach((s, si) => {
-    const x = left + si * 130;
+    const x = 20 + si * 145;
     parts.push(
       `<rect x="${x}" y="${H - 16}" width="10" height="10" fill="${colors[si % colors.length]}"/>`,
       `<text x="${x + 14}" y="${H - 7}">${s}</text>`,
