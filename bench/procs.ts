@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 const children = new Set<ChildProcess>();
+const dirs = new Set<string>();
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -72,12 +73,18 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(t);
 }
 
+/** Stops every child, then removes their data folders (unless BENCH_KEEP_DATA is set). */
 export async function stopAll(): Promise<void> {
   await Promise.all([...children].map(stopChild));
+  if (process.env.BENCH_KEEP_DATA) return;
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  dirs.clear();
 }
 
 export function tempDir(prefix: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `relayq-bench-${prefix}-`));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `relayq-bench-${prefix}-`));
+  dirs.add(dir);
+  return dir;
 }
 
 /** redis-server with the embedded default's persistence: AOF, fsync `always` or `everysec`. */
