@@ -53,7 +53,7 @@ export interface RelayApp {
 }
 
 export function buildApp({ config, redis, logger, metrics = new Metrics() }: AppDeps): RelayApp {
-  const { store, context } = createStore(redis, metrics);
+  const { store, context } = createStore(redis, metrics, config.authCacheMs ?? 0);
   const plans = new PlanResolver(config.plans, config.defaultPlan);
   const subscriber = duplicateForSubscriber(redis);
   const events = new EventHub(subscriber, logger);

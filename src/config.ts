@@ -46,6 +46,12 @@ export interface Config {
   maxWsConnectionsPerToken: number;
   /** lifetime of a dashboard session */
   sessionTtlSeconds: number;
+  /**
+   * How long a pod may reuse a token lookup (ms); 0 (the default) reads the token
+   * from Redis on every request. This pod's own revocations and plan changes take
+   * effect at once; another pod's within this time.
+   */
+  authCacheMs: number;
 }
 
 export class ConfigError extends Error {
@@ -189,5 +195,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     rateLimitBurst: integer(env, 'RELAY_RATE_LIMIT_BURST', 0, 0, 1_000_000),
     maxWsConnectionsPerToken: integer(env, 'RELAY_MAX_WS_CONNECTIONS_PER_TOKEN', 100, 1, 1_000_000),
     sessionTtlSeconds: integer(env, 'RELAY_SESSION_TTL_SECONDS', 8 * 3600, 1, 30 * 86_400),
+    authCacheMs: integer(env, 'RELAY_AUTH_CACHE_MS', 0, 0, 60_000),
   });
 }

@@ -16,7 +16,21 @@ function mapAccountErrors(err: unknown, id: string): unknown {
   return err;
 }
 
-export function createAccountStore(ctx: StoreContext): AccountStore {
+const AUTH_CACHE_MAX = 10_000;
+
+export function createAccountStore(ctx: StoreContext, authCacheMs = 0): AccountStore {
+  /** account -> token id -> a found token lookup and when it was read (RELAY_AUTH_CACHE_MS) */
+  const authCache = new Map<string, Map<string, { at: number; value: AuthLookup }>>();
+  let cachedLookups = 0;
+  /** bumped by every forget, so a lookup that raced a revocation is not cached */
+  let generation = 0;
+  const forgetAuth = (account: string) => {
+    generation++;
+    const tokens = authCache.get(account);
+    if (tokens) cachedLookups -= tokens.size;
+    authCache.delete(account);
+  };
+
   const get = async (id: string): Promise<AccountRecord | null> => {
     const reply = await ctx.call<[string, string, string, number] | null>(
       'account_get',
@@ -47,15 +61,19 @@ export function createAccountStore(ctx: StoreContext): AccountStore {
     get,
 
     async setPlan(id, plan) {
+      forgetAuth(id);
       try {
         await ctx.call('account_set_plan', accountKeyList(id), [plan]);
       } catch (err) {
         throw mapAccountErrors(err, id);
+      } finally {
+        forgetAuth(id);
       }
       return (await get(id)) as AccountRecord;
     },
 
     async remove(id) {
+      forgetAuth(id);
       let channels: string[];
       try {
         channels = await ctx.call<string[]>('account_delete', accountKeyList(id), []);
@@ -74,6 +92,7 @@ export function createAccountStore(ctx: StoreContext): AccountStore {
         }
       }
       await ctx.call('account_forget', accountKeyList(id), []);
+      forgetAuth(id);
       await ctx.redis.srem(systemKeys.accounts, id);
       await ctx.redis.zrem(systemKeys.due, id);
     },
@@ -95,8 +114,10 @@ export function createAccountStore(ctx: StoreContext): AccountStore {
     },
 
     async revokeToken(account, tokenId) {
+      forgetAuth(account);
       try {
         await ctx.call('token_revoke', accountKeyList(account), [tokenId]);
+        forgetAuth(account);
       } catch (err) {
         if (scriptFailure(err)?.code === 'TOKEN_NOT_FOUND') {
           throw notFound(`token ${tokenId} does not exist in account ${account}`);
@@ -106,12 +127,26 @@ export function createAccountStore(ctx: StoreContext): AccountStore {
     },
 
     async lookupToken(account, tokenId): Promise<AuthLookup> {
+      const hit = authCacheMs > 0 ? authCache.get(account)?.get(tokenId) : undefined;
+      if (hit && Date.now() - hit.at < authCacheMs) return hit.value;
+      const startedAt = generation;
       const [json, plan] = await ctx.call<[string | null, string | null]>(
         'authenticate',
         accountKeyList(account),
         [tokenId],
       );
-      return { token: json ? (JSON.parse(json) as TokenRecord) : null, plan };
+      const value = { token: json ? (JSON.parse(json) as TokenRecord) : null, plan };
+      if (authCacheMs > 0 && value.token && value.plan !== null && startedAt === generation) {
+        if (cachedLookups >= AUTH_CACHE_MAX) {
+          authCache.clear();
+          cachedLookups = 0;
+        }
+        let tokens = authCache.get(account);
+        if (!tokens) authCache.set(account, (tokens = new Map()));
+        if (!tokens.has(tokenId)) cachedLookups++;
+        tokens.set(tokenId, { at: Date.now(), value });
+      }
+      return value;
     },
 
     async count() {

@@ -11,12 +11,13 @@ import type { Store } from './types';
 export function createStore(
   redis: RedisClient,
   metrics: Metrics,
+  authCacheMs = 0,
 ): { store: Store; context: StoreContext } {
   const context = new StoreContext(redis, defineScripts(redis), metrics);
   const store: Store = {
     queue: createQueueStore(context),
     channels: createChannelStore(context),
-    accounts: createAccountStore(context),
+    accounts: createAccountStore(context, authCacheMs),
     async ping() {
       try {
         return (await redis.ping()) === 'PONG';

@@ -1,0 +1,361 @@
+/**
+ * `npm run bench [-- --quick] [-- --runs N]`: relayq against the raw Lua ceiling,
+ * BullMQ, RSMQ and NATS JetStream on this machine (issue 9). Starts its own
+ * redis-server (AOF fsync always, and a second one with everysec), nats-server and
+ * relayq processes on free loopback ports; writes bench/results/<date>.json, an SVG
+ * chart and (full runs) the results section of BENCHMARKS.md.
+ */
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import Redis from 'ioredis';
+import { JsonClient } from './http';
+import {
+  ADMIN_TOKEN,
+  NATS_BIN,
+  natsAvailable,
+  startNats,
+  startRedis,
+  startRelay,
+  stopAll,
+  type Proc,
+} from './procs';
+import { CACHED, writeReport, type BenchResults, type RunResult } from './report';
+import { round } from './stats';
+import { bullmq, natsJetStream, RawLua, rawLua, relayq, rsmq, type QueueSystem } from './systems';
+import { fill, probe, usedMemory, w1, w2, w3, w4, writeProbe, type RelayTarget } from './workloads';
+
+interface Settings {
+  quick: boolean;
+  runs: number;
+  n: number;
+  w2Ms: number;
+  w3Ms: number;
+  w3Rate: number;
+  w4Subs: number;
+  w4Rounds: number;
+  w5Small: number;
+  w5Big: number;
+  w5Channels: number;
+  probeSamples: number;
+  timeoutMs: number;
+  profileDir: string | null;
+  only: string[] | null;
+  systems: string[] | null;
+}
+
+function parseArgs(argv: string[]): Settings {
+  const quick = argv.includes('--quick');
+  const value = (name: string): string | undefined => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const s: Settings = quick
+    ? {
+        quick,
+        runs: 1,
+        n: 5_000,
+        w2Ms: 2_000,
+        w3Ms: 2_000,
+        w3Rate: 5_000,
+        w4Subs: 200,
+        w4Rounds: 3,
+        w5Small: 1_000,
+        w5Big: 20_000,
+        w5Channels: 1_000,
+        probeSamples: 50,
+        timeoutMs: 30_000,
+        profileDir: null,
+        only: null,
+        systems: null,
+      }
+    : {
+        quick,
+        runs: 3,
+        n: 100_000,
+        w2Ms: 8_000,
+        w3Ms: 8_000,
+        w3Rate: 5_000,
+        w4Subs: 1_000,
+        w4Rounds: 10,
+        w5Small: 1_000,
+        w5Big: 1_000_000,
+        w5Channels: 10_000,
+        probeSamples: 200,
+        timeoutMs: 120_000,
+        profileDir: null,
+        only: null,
+        systems: null,
+      };
+  if (value('--runs')) s.runs = Number(value('--runs'));
+  if (value('--n')) s.n = Number(value('--n'));
+  if (value('--big')) s.w5Big = Number(value('--big'));
+  if (value('--profile')) s.profileDir = path.resolve(value('--profile')!);
+  if (value('--only')) s.only = value('--only')!.split(',');
+  if (value('--systems')) s.systems = value('--systems')!.split(',');
+  return s;
+}
+
+function version(cmd: string, args: string[]): string {
+  try {
+    return execFileSync(cmd, args, { encoding: 'utf8' }).trim();
+  } catch {
+    return 'not installed';
+  }
+}
+
+async function relayAccount(relay: Proc, account: string): Promise<string> {
+  const admin = new JsonClient(relay.port, `Bearer ${ADMIN_TOKEN}`, 2);
+  await admin.post('/v1/admin/accounts', JSON.stringify({ id: account, plan: 'paid' }));
+  const r = await admin.post<{ result: { token: string } }>(
+    `/v1/admin/accounts/${account}/tokens`,
+    '{}',
+  );
+  admin.close();
+  return `Bearer ${r.result.token}`;
+}
+
+async function waitReady(relay: Proc): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  const http = new JsonClient(relay.port, '', 1);
+  while (Date.now() < deadline) {
+    try {
+      await http.request('GET', '/readyz');
+      http.close();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  http.close();
+  throw new Error('relayq did not become ready');
+}
+
+const log = (...a: unknown[]) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
+
+async function oneRun(
+  run: number,
+  s: Settings,
+  env: {
+    redis: Proc;
+    redisEs: Proc;
+    relay: Proc;
+    relayCached: Proc;
+    relayEs: Proc;
+    relayEsCached: Proc;
+    nats: Proc | null;
+  },
+): Promise<RunResult> {
+  const tag = `r${run}${Date.now().toString(36)}`;
+  const redis = new Redis(env.redis.port, '127.0.0.1');
+  const want = (w: string) => s.only === null || s.only.includes(w);
+  const result: RunResult = { w1: {}, w2: {}, w2_everysec: {}, w3: {}, w4: {}, w5: {} };
+
+  const relayAcct = `bench-${tag}`;
+  const relayAuth = await relayAccount(env.relay, relayAcct);
+  const ceilAcct = `ceil-${tag}`;
+  await relayAccount(env.relay, ceilAcct);
+  const target: RelayTarget = { port: env.relay.port, auth: relayAuth, account: relayAcct };
+
+  const makers: [string, (phase: string) => Promise<QueueSystem>][] = [
+    ['raw Lua ceiling', async (ph) => rawLua(env.redis.port, ceilAcct, `w${ph}`)],
+    ['relayq', async (ph) => relayq(env.relay.port, relayAuth, `w${ph}`)],
+    [CACHED, async (ph) => relayq(env.relayCached.port, relayAuth, `wc${ph}`, CACHED)],
+    ['BullMQ', async (ph) => bullmq(env.redis.port, `bench-${tag}-${ph}`)],
+    ['RSMQ', async (ph) => rsmq(env.redis.port, `bench${tag}${ph}`)],
+  ];
+  if (env.nats) {
+    const port = env.nats.port;
+    makers.push(['NATS JetStream', async (ph) => natsJetStream(port, `B${tag}${ph}`)]);
+  }
+
+  for (const [name, make] of makers) {
+    if (s.systems && !s.systems.some((x) => name.toLowerCase().includes(x.toLowerCase()))) continue;
+    if (want('w1')) {
+      log(`run ${run} W1 ${name} (n=${s.n})`);
+      const sys = await make('1');
+      try {
+        result.w1[name] = await w1(sys, s.n, sys.redisBacked ? redis : null, s.timeoutMs);
+        log('   ', JSON.stringify(result.w1[name]));
+      } finally {
+        await sys.close();
+      }
+    }
+    if (want('w2')) {
+      log(`run ${run} W2 ${name}`);
+      const sys = await make('2');
+      try {
+        result.w2[name] = await w2(sys, s.w2Ms);
+        log('   ', JSON.stringify(result.w2[name]));
+      } finally {
+        await sys.close();
+      }
+    }
+  }
+
+  if (want('w2')) {
+    const es = new Redis(env.redisEs.port, '127.0.0.1');
+    const samples = s.quick ? 50 : 200;
+    result.fsync = {
+      always: await writeProbe(redis, samples),
+      everysec: await writeProbe(es, samples),
+    };
+    es.disconnect();
+    log(`run ${run} fsync probe`, JSON.stringify(result.fsync));
+    // the cost of fsync: the same single sends against a Redis with appendfsync everysec
+    const esAuth = await relayAccount(env.relayEs, relayAcct);
+    await relayAccount(env.relayEs, ceilAcct);
+    for (const sys of [
+      rawLua(env.redisEs.port, ceilAcct, 'w2es'),
+      relayq(env.relayEs.port, esAuth, 'w2es'),
+      relayq(env.relayEsCached.port, esAuth, 'w2esc', CACHED),
+    ]) {
+      log(`run ${run} W2 everysec ${sys.name}`);
+      try {
+        result.w2_everysec[sys.name] = await w2(sys, s.w2Ms);
+        log('   ', JSON.stringify(result.w2_everysec[sys.name]));
+      } finally {
+        await sys.close();
+      }
+    }
+  }
+
+  if (want('w3')) {
+    for (const mode of ['poll', 'ws'] as const) {
+      log(`run ${run} W3 relayq ${mode}`);
+      result.w3[`relayq ${mode === 'poll' ? 'long poll' : 'WebSocket-triggered'}`] = await w3(
+        target,
+        `w3${mode}`,
+        mode,
+        s.w3Rate,
+        s.w3Ms,
+      );
+      log('   ', JSON.stringify(result.w3));
+    }
+  }
+
+  if (want('w4')) {
+    log(`run ${run} W4 one channel x ${s.w4Subs} subscribers`);
+    result.w4.one_channel = await w4(target, 'w4one', 'one-channel', s.w4Subs, s.w4Rounds);
+    log('   ', JSON.stringify(result.w4.one_channel));
+    log(`run ${run} W4 ${s.w4Subs} channels x 1 subscriber`);
+    result.w4.many_channels = await w4(
+      target,
+      'w4many',
+      'many-channels',
+      s.w4Subs,
+      Math.max(2, Math.round(s.w4Rounds / 3)),
+    );
+    log('   ', JSON.stringify(result.w4.many_channels));
+  }
+
+  if (want('w5')) {
+    const lua = new RawLua(env.redis.port);
+    try {
+      log(`run ${run} W5 backlog ${s.w5Small}`);
+      await fill(lua, relayAcct, 'w5', s.w5Small);
+      const small = await probe(target, 'w5', s.probeSamples);
+      log(`run ${run} W5 backlog ${s.w5Big}`);
+      const before = await usedMemory(redis);
+      await fill(lua, relayAcct, 'w5', s.w5Big - s.w5Small);
+      const bytes = round(((await usedMemory(redis)) - before) / (s.w5Big - s.w5Small), 0);
+      const big = await probe(target, 'w5', s.probeSamples);
+      const http = new JsonClient(env.relay.port, relayAuth, 2);
+      await http.request('DELETE', '/v1/relay/channels/w5', undefined, 120_000);
+      log(`run ${run} W5 ${s.w5Channels} channels`);
+      let next = 0;
+      const { pool } = await import('./stats');
+      await pool(8, async () => {
+        if (next >= s.w5Channels) return false;
+        await fill(lua, relayAcct, `w5c-${next++}`, 1);
+        return true;
+      });
+      const many = await probe(target, 'w5c-0', s.probeSamples);
+      http.close();
+      result.w5 = {
+        backlog_small: s.w5Small,
+        backlog_big: s.w5Big,
+        channels: s.w5Channels,
+        small,
+        big,
+        many_channels: many,
+        bytes_per_msg: bytes,
+      };
+      log('   ', JSON.stringify(result.w5));
+    } finally {
+      await lua.close();
+    }
+  }
+  redis.disconnect();
+  return result;
+}
+
+async function main(): Promise<void> {
+  const s = parseArgs(process.argv.slice(2));
+  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  log(`starting: ${command}`);
+  const hardStop = setTimeout(
+    () => {
+      console.error('benchmark took too long; stopping');
+      void stopAll().then(() => process.exit(2));
+    },
+    (s.quick ? 5 : 30 * s.runs + 10) * 60_000,
+  );
+  hardStop.unref();
+  const redisProc = await startRedis('always');
+  const redisEs = await startRedis('everysec');
+  const relay = await startRelay(redisProc.port, { cpuProfDir: s.profileDir ?? undefined });
+  const relayEs = await startRelay(redisEs.port);
+  const cache = { env: { RELAY_AUTH_CACHE_MS: '1000' } };
+  const relayCached = await startRelay(redisProc.port, cache);
+  const relayEsCached = await startRelay(redisEs.port, cache);
+  for (const r of [relay, relayEs, relayCached, relayEsCached]) await waitReady(r);
+  const nats = natsAvailable() ? await startNats() : null;
+  if (!nats) log(`nats-server not found at ${NATS_BIN}: NATS JetStream is skipped`);
+
+  const runs: RunResult[] = [];
+  try {
+    for (let run = 1; run <= s.runs; run++) {
+      runs.push(
+        await oneRun(run, s, {
+          redis: redisProc,
+          redisEs,
+          relay,
+          relayCached,
+          relayEs,
+          relayEsCached,
+          nats,
+        }),
+      );
+    }
+  } finally {
+    await stopAll();
+  }
+  const redisVersion = version(process.env.REDIS_SERVER_BIN || 'redis-server', ['--version']);
+  const results: BenchResults = {
+    date: new Date().toISOString(),
+    command,
+    quick: s.quick,
+    settings: { ...s },
+    machine: {
+      nproc: os.cpus().length,
+      cpu: os.cpus()[0]?.model ?? 'unknown',
+      node: process.version,
+      redis: /v=(\S+)/.exec(redisVersion)?.[1] ?? redisVersion,
+      nats: nats ? version(NATS_BIN, ['--version']) : 'not installed',
+      os: `${os.type()} ${os.release()}`,
+    },
+    runs,
+  };
+  const file = writeReport(results);
+  log(`results: ${file}`);
+}
+
+main().then(
+  () => process.exit(0),
+  async (err) => {
+    console.error(err);
+    await stopAll();
+    process.exit(1);
+  },
+);

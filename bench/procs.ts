@@ -1,0 +1,176 @@
+/**
+ * Child processes of the benchmark: a private redis-server, nats-server and
+ * relayq, each on a free loopback port with its data in a temp folder. Every
+ * process is killed by its pid when the benchmark ends (or fails).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const children = new Set<ChildProcess>();
+const dirs = new Set<string>();
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+async function waitForPort(port: number, child: ChildProcess, what: string, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.once('connect', () => (s.destroy(), resolve(true)));
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await sleep(100);
+  }
+  throw new Error(`${what} did not open port ${port} within ${timeoutMs} ms`);
+}
+
+export interface Proc {
+  port: number;
+  child: ChildProcess;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+function track(child: ChildProcess, dir: string, port: number, logName: string): Proc {
+  children.add(child);
+  const log = fs.createWriteStream(path.join(dir, logName));
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  return {
+    port,
+    child,
+    dir,
+    stop: () => stopChild(child),
+  };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  children.delete(child);
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGTERM');
+  const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(t);
+}
+
+/** Stops every child, then removes their data folders (unless BENCH_KEEP_DATA is set). */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...children].map(stopChild));
+  if (process.env.BENCH_KEEP_DATA) return;
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  dirs.clear();
+}
+
+export function tempDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `relayq-bench-${prefix}-`));
+  dirs.add(dir);
+  return dir;
+}
+
+/** redis-server with the embedded default's persistence: AOF, fsync `always` or `everysec`. */
+export async function startRedis(appendfsync: 'always' | 'everysec'): Promise<Proc> {
+  const port = await freePort();
+  const dir = tempDir(`redis-${appendfsync}`);
+  const child = spawn(
+    process.env.REDIS_SERVER_BIN || 'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      appendfsync,
+      '--save',
+      '',
+      '--protected-mode',
+      'yes',
+      '--maxmemory-policy',
+      'noeviction',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const proc = track(child, dir, port, 'redis.log');
+  await waitForPort(port, child, 'redis-server');
+  return proc;
+}
+
+export const NATS_BIN = process.env.NATS_SERVER_BIN || '/usr/sbin/nats-server';
+
+export function natsAvailable(): boolean {
+  return fs.existsSync(NATS_BIN);
+}
+
+export async function startNats(): Promise<Proc> {
+  const port = await freePort();
+  const dir = tempDir('nats');
+  const child = spawn(
+    NATS_BIN,
+    ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir, '--http_port', '0'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const proc = track(child, dir, port, 'nats.log');
+  await waitForPort(port, child, 'nats-server');
+  return proc;
+}
+
+export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+export const BENCH_PLANS = JSON.stringify({
+  paid: { max_storage_bytes: 100_000_000_000, max_channels: 100_000, retention_seconds: 1_209_600 },
+});
+
+/** relayq as its own process (`node dist/src/cli/main.js serve`) over the given Redis. */
+export async function startRelay(
+  redisPort: number,
+  opts: { cpuProfDir?: string; env?: Record<string, string> } = {},
+): Promise<Proc> {
+  const port = await freePort();
+  const metricsPort = await freePort();
+  const dir = tempDir('relayq');
+  const main = path.resolve(__dirname, '..', 'src', 'cli', 'main.js');
+  const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
+  const child = spawn(process.execPath, [...nodeArgs, main, 'serve'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      RELAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      RELAY_PLANS: BENCH_PLANS,
+      RELAY_DEFAULT_PLAN: 'paid',
+      RELAY_MAX_WS_CONNECTIONS_PER_TOKEN: '100000',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      LOG_LEVEL: 'warn',
+      RELAY_DATA_DIR: dir,
+      ...opts.env,
+    },
+  });
+  const proc = track(child, dir, port, 'relayq.log');
+  await waitForPort(port, child, 'relayq');
+  return proc;
+}
