@@ -17,9 +17,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort, isAlive } from '../src/localProcess';
 
 export interface DurabilityOptions {
   messages: number;
@@ -61,26 +61,6 @@ function mainJs(): string {
   const found = candidates.find((c) => fs.existsSync(c));
   if (!found) throw new Error('build first: npx tsc -p tsconfig.build.json (dist/src/cli/main.js)');
   return found;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

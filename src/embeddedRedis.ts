@@ -9,32 +9,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { freePort, isAlive } from './localProcess';
 
 export class EmbeddedRedisError extends Error {}
 
 export interface EmbeddedRedis {
   url: string;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A redis-server left running by a service that was killed: stop it before starting ours. */

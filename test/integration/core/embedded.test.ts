@@ -4,27 +4,16 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { eventually } from '../../helpers/app';
 import { redisServerBinary, startRedis, type TestRedis } from '../../helpers/redis';
+import { freePort } from '../../../src/localProcess';
 
 jest.setTimeout(60_000);
 
 const ROOT = path.resolve(__dirname, '../../..');
 const ENTRY = path.join(ROOT, 'dist/src/cli/main.js');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Running {
   child: ChildProcess;

@@ -12,6 +12,7 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { accountWithToken, ADMIN_TOKEN, eventually, sleep, startApp } from '../../helpers/app';
 import { startRedis, type TestRedis } from '../../helpers/redis';
+import { freePort } from '../../../src/localProcess';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 let image: string;
@@ -45,16 +46,6 @@ function call(
     );
     req.on('error', reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
   });
 }
 
