@@ -15,10 +15,8 @@ local ch = channel_keys(7)
 if redis.call('HEXISTS', k.channels, ARGV[1]) == 0 then
   return redis.error_reply('CHANNEL_NOT_FOUND')
 end
-local count = redis.call('HLEN', ch.m)
-local bytes = tonumber(redis.call('HGET', k.usage, ARGV[1]) or '0')
-redis.call('UNLINK', ch.q, ch.f, ch.m, ch.x, ch.d, ch.dx)
-redis.call('HDEL', k.usage, ARGV[1])
+local count = drop_messages(k, ch, ARGV[1])
+redis.call('UNLINK', ch.d, ch.dx)
 redis.call('HDEL', k.channels, ARGV[1])
 redis.call('ZREM', k.timers, ARGV[1])
 local configs = redis.call('HGETALL', k.channels)
@@ -27,9 +25,5 @@ for i = 1, #configs, 2 do
   if dlq == ARGV[1] then
     redis.call('HSET', k.channels, configs[i], format_config(max_attempts, dedup_window, '', created))
   end
-end
--- (bytes ~= 0: Lua writes -0 as "-0", which HINCRBY refuses)
-if bytes ~= 0 and redis.call('EXISTS', k.account) == 1 then
-  redis.call('HINCRBY', k.account, 'storage_bytes', -bytes)
 end
 return count

@@ -12,12 +12,4 @@ local ch = channel_keys(7)
 if redis.call('HEXISTS', k.channels, ARGV[1]) == 0 then
   return redis.error_reply('CHANNEL_NOT_FOUND')
 end
-local count = redis.call('HLEN', ch.m)
-local bytes = tonumber(redis.call('HGET', k.usage, ARGV[1]) or '0')
-redis.call('UNLINK', ch.q, ch.f, ch.m, ch.x)
-redis.call('HDEL', k.usage, ARGV[1])
--- (bytes ~= 0: Lua writes -0 as "-0", which HINCRBY refuses)
-if bytes ~= 0 and redis.call('EXISTS', k.account) == 1 then
-  redis.call('HINCRBY', k.account, 'storage_bytes', -bytes)
-end
-return count
+return drop_messages(k, ch, ARGV[1])

@@ -33,22 +33,14 @@ for _, seq in ipairs(waiting) do
   local rec = redis.call('HGET', from.m, seq)
   if rec then
     local _, _, rest = record_head(rec)
-    local uuid, ts, exp, size, ct, mlen, src, _, payload = record_fields(rec, rest)
+    local _, _, _, _, _, _, src = record_fields(rec, rest)
     if not only_from_target or src == target then
       if moved == 0 and not ensure_channel(k, target, tonumber(ARGV[5]), now) then
         return redis.error_reply('CHANNEL_LIMIT ' .. ARGV[5])
       end
-      local fresh = '0||' .. uuid .. '|' .. ts .. '|' .. exp .. '|' .. size .. '|' .. ct .. '|' ..
-        mlen .. '|||' .. string.sub(rec, payload)
-      redis.call('HDEL', from.m, seq)
-      redis.call('ZREM', from.q, seq)
-      redis.call('ZREM', from.x, seq)
-      redis.call('HSET', to.m, seq, fresh)
-      redis.call('ZADD', to.q, now, seq)
-      redis.call('ZADD', to.x, exp, seq)
-      redis.call('HINCRBY', k.usage, source, -tonumber(size))
-      redis.call('HINCRBY', k.usage, target, tonumber(size))
-      earliest_expiry = min_due(earliest_expiry, tonumber(exp))
+      local fresh, exp, size = moved_record(rec, '', '')
+      move_message(k, from, to, source, target, seq, fresh, exp, size, now)
+      earliest_expiry = min_due(earliest_expiry, exp)
       moved = moved + 1
     end
   end

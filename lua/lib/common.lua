@@ -98,31 +98,57 @@ local function ensure_channel(k, channel, max_channels, now)
   return true
 end
 
+-- A message record as it is when moved to another channel: attempts 0, no
+-- lease, the given source mark (src, src_attempts); everything else kept.
+-- Returns the record, its expiry and its size.
+local function moved_record(rec, src, src_attempts)
+  local _, _, rest = record_head(rec)
+  local uuid, ts, exp, size, ct, mlen, _, _, payload = record_fields(rec, rest)
+  return '0||' .. uuid .. '|' .. ts .. '|' .. exp .. '|' .. size .. '|' .. ct .. '|' .. mlen .. '|' ..
+    src .. '|' .. src_attempts .. '|' .. string.sub(rec, payload), tonumber(exp), tonumber(size)
+end
+
+-- Moves message seq from one channel to another, available now, keeping its
+-- expiry; its bytes move from one channel's usage to the other's.
+local function move_message(k, from, to, from_channel, to_channel, seq, record, exp, size, now)
+  redis.call('HDEL', from.m, seq)
+  redis.call('ZREM', from.q, seq)
+  redis.call('ZREM', from.f, seq)
+  redis.call('ZREM', from.x, seq)
+  redis.call('HSET', to.m, seq, record)
+  redis.call('ZADD', to.q, now, seq)
+  redis.call('ZADD', to.x, exp, seq)
+  redis.call('HINCRBY', k.usage, from_channel, -size)
+  redis.call('HINCRBY', k.usage, to_channel, size)
+end
+
 -- Ends a message's life in its channel after its last delivery: moves it to the
 -- dead-letter channel when one is configured (and exists or can be created),
 -- otherwise discards it. dl = keys of the dead-letter channel, or nil.
 -- Returns 'dead_lettered' or 'discarded'.
 local function dead_letter(k, ch, dl, channel, dlq, seq, rec, attempts, now, max_channels)
-  local _, _, rest = record_head(rec)
-  local uuid, ts, exp, size, ct, mlen, _, _, payload = record_fields(rec, rest)
+  local moved, exp, size = moved_record(rec, channel, attempts)
   if dlq ~= '' and dl ~= nil and ensure_channel(k, dlq, max_channels, now) then
-    local moved = '0||' .. uuid .. '|' .. ts .. '|' .. exp .. '|' .. size .. '|' .. ct .. '|' ..
-      mlen .. '|' .. channel .. '|' .. attempts .. '|' .. string.sub(rec, payload)
-    redis.call('HDEL', ch.m, seq)
-    redis.call('ZREM', ch.q, seq)
-    redis.call('ZREM', ch.f, seq)
-    redis.call('ZREM', ch.x, seq)
-    redis.call('HSET', dl.m, seq, moved)
-    redis.call('ZADD', dl.q, now, seq)
-    redis.call('ZADD', dl.x, exp, seq)
-    redis.call('HINCRBY', k.usage, channel, -tonumber(size))
-    redis.call('HINCRBY', k.usage, dlq, tonumber(size))
-    redis.call('ZADD', k.timers, 'LT', tonumber(exp), dlq)
+    move_message(k, ch, dl, channel, dlq, seq, moved, exp, size, now)
+    redis.call('ZADD', k.timers, 'LT', exp, dlq)
     redis.call('SPUBLISH', k.events, 'n ' .. dlq)
     return 'dead_lettered'
   end
-  remove_message(k, ch, channel, seq, tonumber(size))
+  remove_message(k, ch, channel, seq, size)
   return 'discarded'
+end
+
+-- Deletes every message of a channel and frees their storage. Returns how many.
+local function drop_messages(k, ch, channel)
+  local count = redis.call('HLEN', ch.m)
+  local bytes = tonumber(redis.call('HGET', k.usage, channel) or '0')
+  redis.call('UNLINK', ch.q, ch.f, ch.m, ch.x)
+  redis.call('HDEL', k.usage, channel)
+  -- (bytes ~= 0: Lua writes -0 as "-0", which HINCRBY refuses)
+  if bytes ~= 0 and redis.call('EXISTS', k.account) == 1 then
+    redis.call('HINCRBY', k.account, 'storage_bytes', -bytes)
+  end
+  return count
 end
 
 -- Checks that the caller passed the keys of the dead-letter channel now configured.
