@@ -116,7 +116,7 @@ test('consume handles every message once across a Redis outage, including messag
   });
   const ids: string[] = [];
   for (let i = 0; i < 10; i++) ids.push((await c.send(i % 2 ? 'a' : 'b', { body: i })).id);
-  await eventually(() => handled.length >= 5);
+  await eventually(() => handled.length >= 5, 15_000);
   await outage(1500, async () => {
     // Producers with a dedup_id keep trying through the outage.
     const during = await Promise.all(
