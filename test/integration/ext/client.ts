@@ -1,5 +1,6 @@
 /** A small HTTP client over one test app for the extension tests (not a test file). */
-import { ADMIN_TOKEN, type TestApp } from '../../helpers/app';
+import { ADMIN_TOKEN, accountWithToken, startApp, type TestApp } from '../../helpers/app';
+import { startRedis, type TestRedis } from '../../helpers/redis';
 
 export interface Pulled {
   body: unknown;
@@ -86,4 +87,39 @@ let counter = 0;
 export function accountId(prefix: string): string {
   counter += 1;
   return `${prefix}-${counter}`;
+}
+
+/** The Redis and the two app instances ("pods") a test file runs against. */
+export interface Pods<A extends TestApp = TestApp> {
+  redis: TestRedis;
+  a: A;
+  b: TestApp;
+}
+
+/**
+ * Starts a Redis and two app instances over it before the file's tests and
+ * stops them after; `startFirst` builds pod a (a listening one when needed).
+ */
+export function useTwoPods<A extends TestApp = TestApp>(
+  startFirst: (redis: TestRedis) => Promise<A> = startApp as (redis: TestRedis) => Promise<A>,
+): Pods<A> {
+  const pods = {} as Pods<A>;
+  beforeAll(async () => {
+    pods.redis = await startRedis();
+    pods.a = await startFirst(pods.redis);
+    pods.b = await startApp(pods.redis);
+  });
+  afterAll(async () => {
+    await pods.a?.close();
+    await pods.b?.close();
+    await pods.redis?.stop();
+  });
+  return pods;
+}
+
+/** A fresh account with a token, and a client for it on each pod. */
+export async function accountOnPods(pods: Pods, prefix: string, options: { plan?: string } = {}) {
+  const id = accountId(prefix);
+  const { auth } = await accountWithToken(pods.a, id, options);
+  return { id, auth, ca: client(pods.a, auth), cb: client(pods.b, auth) };
 }

@@ -1,28 +1,17 @@
 /** Extensions: channel configuration (PUT/GET) and dead-letter channels. */
-import { accountWithToken, eventually, sleep, startApp, type TestApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
-import { accountId, client, errorEnvelope, storageBytes } from './client';
+import { accountWithToken, eventually, sleep, startApp } from '../../helpers/app';
+import {
+  accountId,
+  client,
+  errorEnvelope,
+  storageBytes,
+  accountOnPods,
+  useTwoPods,
+} from './client';
 
-let redis: TestRedis;
-let a: TestApp;
-let b: TestApp;
+const pods = useTwoPods();
 
-beforeAll(async () => {
-  redis = await startRedis();
-  a = await startApp(redis);
-  b = await startApp(redis);
-});
-afterAll(async () => {
-  await a.close();
-  await b.close();
-  await redis.stop();
-});
-
-async function setup() {
-  const id = accountId('dl');
-  const { auth } = await accountWithToken(a, id);
-  return { id, auth, ca: client(a, auth), cb: client(b, auth) };
-}
+const setup = () => accountOnPods(pods, 'dl');
 
 const DEFAULTS = { dead_letter_channel: null, max_attempts: 3, dedup_window_seconds: 300 };
 const LIMIT_403 = 'channel limit reached: the plan allows at most 5 channels';
@@ -133,9 +122,9 @@ describe('channel configuration', () => {
   });
   test('a scoped token may name only its channels as dead-letter channel and redrive target', async () => {
     const id = accountId('dl-scope');
-    await accountWithToken(a, id);
-    const { auth } = await accountWithToken(a, id, { channels: ['orders', 'orders-dlq'] });
-    const ca = client(a, auth);
+    await accountWithToken(pods.a, id);
+    const { auth } = await accountWithToken(pods.a, id, { channels: ['orders', 'orders-dlq'] });
+    const ca = client(pods.a, auth);
     expect((await ca.configure('orders', { dead_letter_channel: 'orders-dlq' })).status).toBe(200);
     const put = await ca.configure('orders', { dead_letter_channel: 'elsewhere' });
     expect(put.status).toBe(403);
@@ -156,7 +145,7 @@ describe('dead-lettering', () => {
       content_type: 'text',
       metadata: { tenant: 't1', n: [1, 2] },
     });
-    const stored = await storageBytes(a, account);
+    const stored = await storageBytes(pods.a, account);
     const [m] = (await cb.pull('orders', { visibility_timeout_ms: 1000 })).messages;
     expect(m.attempts).toBe(1);
     // The sweeper moves it once the lease ends, and announces it on the dead-letter channel.
@@ -173,13 +162,13 @@ describe('dead-lettering', () => {
     });
     expect(await ca.pull('orders')).toEqual({ message_backlog_count: 0, messages: [] });
     // Still stored, now in the dead-letter channel.
-    expect(await storageBytes(a, account)).toBe(stored);
+    expect(await storageBytes(pods.a, account)).toBe(stored);
     expect((await ca.channel('orders')).body.result.storage_bytes).toBe(0);
     expect((await ca.channel('orders-dlq')).body.result.storage_bytes).toBe(stored);
     // The old lease is gone with the move.
     expect(await ca.ack('orders', { lease_ids: [m.lease_id] })).toEqual({ acked_count: 0 });
     expect(await ca.ack('orders-dlq', { lease_ids: [dead.lease_id] })).toEqual({ acked_count: 1 });
-    expect(await storageBytes(a, account)).toBe(0);
+    expect(await storageBytes(pods.a, account)).toBe(0);
   });
 
   test('by default a message is delivered 3 times, then dead-lettered with attempts 3', async () => {
@@ -205,8 +194,8 @@ describe('dead-lettering', () => {
     await ca.configure('orders', { max_attempts: 1, dead_letter_channel: 'orders-dlq' });
     const ids = await ca.sendBatch('orders', { messages: [{ body: 1 }, { body: 2 }] });
     await ca.pull('orders', { visibility_timeout_ms: 1000, batch_size: 1 });
-    await a.relay.sweeper.stop();
-    await b.relay.sweeper.stop();
+    await pods.a.relay.sweeper.stop();
+    await pods.b.relay.sweeper.stop();
     try {
       await sleep(1200);
       const pulled = await ca.pull('orders');
@@ -217,10 +206,10 @@ describe('dead-lettering', () => {
       expect(dead.messages.map((m) => [m.id, m.dead_letter])).toEqual([
         [ids[0], { source_channel: 'orders', attempts: 1 }],
       ]);
-      expect(await storageBytes(a, account)).toBe(6);
+      expect(await storageBytes(pods.a, account)).toBe(6);
     } finally {
-      a.relay.sweeper.start();
-      b.relay.sweeper.start();
+      pods.a.relay.sweeper.start();
+      pods.b.relay.sweeper.start();
     }
   });
 
@@ -228,13 +217,13 @@ describe('dead-lettering', () => {
     const { ca, id: account } = await setup();
     await ca.configure('orders', { max_attempts: 1 });
     await ca.send('orders', { body: 'gone' });
-    expect(await storageBytes(a, account)).toBe(8);
+    expect(await storageBytes(pods.a, account)).toBe(8);
     await ca.pull('orders', { visibility_timeout_ms: 1000 });
-    await eventually(async () => (await storageBytes(a, account)) === 0, 5000);
+    await eventually(async () => (await storageBytes(pods.a, account)) === 0, 5000);
     expect(await ca.pull('orders')).toEqual({ message_backlog_count: 0, messages: [] });
-    const channels = await a.http
+    const channels = await pods.a.http
       .get('/v1/relay/channels')
-      .set('Authorization', (await accountWithToken(a, account)).auth);
+      .set('Authorization', (await accountWithToken(pods.a, account)).auth);
     expect(channels.body.result.channels.map((c: { id: string }) => c.id)).toEqual(['orders']);
   });
 
@@ -278,11 +267,11 @@ describe('dead-lettering', () => {
       retried_count: 1,
     });
     expect((await ca.pull('dlq')).messages.map((m) => m.id)).toEqual([first.id]);
-    expect(await storageBytes(a, account)).toBe(3); // the discarded one is freed
+    expect(await storageBytes(pods.a, account)).toBe(3); // the discarded one is freed
   });
 
   test('a dead-lettered message keeps its retention expiry and is deleted when it passes', async () => {
-    const short = await startApp(redis, {
+    const short = await startApp(pods.redis, {
       RELAY_PLANS: '{"brief":{"max_storage_bytes":1000000,"max_channels":5,"retention_seconds":2}}',
     });
     try {
@@ -316,7 +305,7 @@ describe('dead-lettering', () => {
       });
     }
     expect((await ca.pull('orders')).message_backlog_count).toBe(0);
-    expect(await storageBytes(a, account)).toBe(83 * 120_004);
+    expect(await storageBytes(pods.a, account)).toBe(83 * 120_004);
     // 83 x 120004 = 9960332 bytes held; one more message would pass 10 MB.
     const res = await ca.post(ca.path('orders'), { body: big });
     expect(res.status).toBe(403);

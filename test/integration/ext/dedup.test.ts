@@ -1,37 +1,19 @@
 /** Extension: deduplication for producers (`dedup_id`), within a window per channel. */
-import { accountWithToken, sleep, startApp, type TestApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
-import { accountId, client, errorEnvelope, storageBytes } from './client';
+import { sleep } from '../../helpers/app';
+import { errorEnvelope, storageBytes, accountOnPods, useTwoPods } from './client';
 
-let redis: TestRedis;
-let a: TestApp;
-let b: TestApp;
+const pods = useTwoPods();
 
-beforeAll(async () => {
-  redis = await startRedis();
-  a = await startApp(redis);
-  b = await startApp(redis);
-});
-afterAll(async () => {
-  await a.close();
-  await b.close();
-  await redis.stop();
-});
-
-async function setup() {
-  const id = accountId('dd');
-  const { auth } = await accountWithToken(a, id);
-  return { id, auth, ca: client(a, auth), cb: client(b, auth) };
-}
+const setup = () => accountOnPods(pods, 'dd');
 
 test('within the window, the same dedup_id returns the first id and stores nothing', async () => {
   const { ca, id: account } = await setup();
   const first = await ca.send('orders', { body: { order: 1 }, dedup_id: 'order-1' });
-  const stored = await storageBytes(a, account);
+  const stored = await storageBytes(pods.a, account);
   expect(stored).toBe(13); // {"order":1} + {}
   const again = await ca.send('orders', { body: { order: 'changed' }, dedup_id: 'order-1' });
   expect(again).toBe(first);
-  expect(await storageBytes(a, account)).toBe(stored);
+  expect(await storageBytes(pods.a, account)).toBe(stored);
   const pulled = await ca.pull('orders');
   expect(pulled.message_backlog_count).toBe(1);
   expect(pulled.messages.map((m) => [m.id, m.body])).toEqual([[first, { order: 1 }]]);
@@ -44,7 +26,7 @@ test('the first id is returned even after that message was acknowledged', async 
   expect(await ca.ack('orders', { lease_ids: [m.lease_id] })).toEqual({ acked_count: 1 });
   expect(await ca.send('orders', { body: 1, dedup_id: 'x' })).toBe(first);
   expect(await ca.pull('orders')).toEqual({ message_backlog_count: 0, messages: [] });
-  expect(await storageBytes(a, account)).toBe(0);
+  expect(await storageBytes(pods.a, account)).toBe(0);
 });
 
 test('dedup ids are per channel, and messages without one are never deduplicated', async () => {
@@ -93,7 +75,7 @@ test('within one batch, repeated dedup_ids share the first id and are stored onc
   expect(ids[2]).toBe(ids[0]);
   expect(ids[4]).toBe(ids[1]);
   expect(new Set(ids).size).toBe(3);
-  expect(await storageBytes(a, account)).toBe(3 * 5); // "a" + {} each
+  expect(await storageBytes(pods.a, account)).toBe(3 * 5); // "a" + {} each
   const pulled = await ca.pull('orders');
   expect(pulled.messages.map((m) => m.body)).toEqual(['a', 'b', 'd']);
   // A later batch sees the earlier ids.
@@ -118,7 +100,7 @@ test('concurrent sends of one dedup_id on two instances store exactly one messag
   expect(pulled.message_backlog_count).toBe(1);
   expect(pulled.messages.map((m) => m.id)).toEqual([ids[0]]);
   const size = JSON.stringify(pulled.messages[0].body).length + 2;
-  expect(await storageBytes(a, account)).toBe(size);
+  expect(await storageBytes(pods.a, account)).toBe(size);
 });
 
 test('dedup_id is 1 to 128 characters', async () => {

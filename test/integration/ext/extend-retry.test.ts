@@ -1,28 +1,10 @@
 /** Extensions: lease extension, and retry with delay (negative ack) through ack's `retries`. */
-import { accountWithToken, sleep, startApp, type TestApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
-import { accountId, client, errorEnvelope, storageBytes } from './client';
+import { sleep, startApp } from '../../helpers/app';
+import { client, errorEnvelope, storageBytes, accountOnPods, useTwoPods } from './client';
 
-let redis: TestRedis;
-let a: TestApp;
-let b: TestApp;
+const pods = useTwoPods();
 
-beforeAll(async () => {
-  redis = await startRedis();
-  a = await startApp(redis);
-  b = await startApp(redis);
-});
-afterAll(async () => {
-  await a.close();
-  await b.close();
-  await redis.stop();
-});
-
-async function setup() {
-  const id = accountId('er');
-  const { auth } = await accountWithToken(a, id);
-  return { id, auth, ca: client(a, auth), cb: client(b, auth) };
-}
+const setup = () => accountOnPods(pods, 'er');
 
 const UNKNOWN_LEASE = '000000000999AAAAAAAAAAAAAAAAAAAAAA';
 
@@ -200,7 +182,7 @@ describe('retry with delay', () => {
     expect((await ca.configure('orders', { dead_letter_channel: 'orders-dlq' })).status).toBe(200);
     await ca.sendBatch('orders', { messages: [{ body: 1 }, { body: 2 }] });
     const [m1, m2] = (await ca.pull('orders')).messages;
-    const fresh = await startApp(redis);
+    const fresh = await startApp(pods.redis);
     try {
       expect(
         await client(fresh, auth).ack('orders', {
@@ -240,7 +222,7 @@ describe('retry with delay', () => {
     const { ca, id: account } = await setup();
     await ca.configure('orders', { max_attempts: 2 });
     await ca.send('orders', { body: 'x'.repeat(100) });
-    const before = await storageBytes(a, account);
+    const before = await storageBytes(pods.a, account);
     expect(before).toBe(104);
     for (let attempt = 1; attempt <= 2; attempt++) {
       const [m] = (await ca.pull('orders')).messages;
@@ -251,7 +233,7 @@ describe('retry with delay', () => {
       });
     }
     expect(await ca.pull('orders')).toEqual({ message_backlog_count: 0, messages: [] });
-    expect(await storageBytes(a, account)).toBe(0);
+    expect(await storageBytes(pods.a, account)).toBe(0);
   });
 
   test('ack needs lease_ids or retries; retries are validated', async () => {

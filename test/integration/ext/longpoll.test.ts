@@ -6,32 +6,12 @@ import {
   sleep,
   startApp,
   startListeningApp,
-  type ListeningApp,
-  type TestApp,
 } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
-import { accountId, client, errorEnvelope } from './client';
+import { client, errorEnvelope, accountOnPods, useTwoPods } from './client';
 
-let redis: TestRedis;
-let a: ListeningApp;
-let b: TestApp;
+const pods = useTwoPods(startListeningApp);
 
-beforeAll(async () => {
-  redis = await startRedis();
-  a = await startListeningApp(redis);
-  b = await startApp(redis);
-});
-afterAll(async () => {
-  await a.close();
-  await b.close();
-  await redis.stop();
-});
-
-async function setup() {
-  const id = accountId('lp');
-  const { auth } = await accountWithToken(a, id);
-  return { id, auth, ca: client(a, auth), cb: client(b, auth) };
-}
+const setup = () => accountOnPods(pods, 'lp');
 
 /** Runs fn and returns its result with the milliseconds it took. */
 async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
@@ -111,17 +91,17 @@ test('wakes when a lease ends, and the message comes back with attempts 2', asyn
 test('a long-poller that disconnects stops waiting and does not take the message', async () => {
   const { auth, cb } = await setup();
   const gone = new AbortController();
-  const request = fetch(`${a.baseUrl}/v1/relay/channels/orders/messages/pull`, {
+  const request = fetch(`${pods.a.baseUrl}/v1/relay/channels/orders/messages/pull`, {
     method: 'POST',
     headers: { Authorization: auth, 'Content-Type': 'application/json' },
     body: JSON.stringify({ wait_ms: 10000 }),
     signal: gone.signal,
   }).catch((err: Error) => err.name);
-  await eventually(() => a.relay.events.subscribedAccounts() === 1);
+  await eventually(() => pods.a.relay.events.subscribedAccounts() === 1);
   gone.abort();
   expect(await request).toBe('AbortError');
   // The wait ends with the connection: the pod drops its subscription to the account.
-  await eventually(() => a.relay.events.subscribedAccounts() === 0);
+  await eventually(() => pods.a.relay.events.subscribedAccounts() === 0);
   const id = await cb.send('orders', { body: 'for the next consumer' });
   await sleep(300);
   const pulled = await cb.pull('orders');
@@ -131,9 +111,9 @@ test('a long-poller that disconnects stops waiting and does not take the message
 
 test('a wait whose token is revoked meanwhile answers 401 and leases nothing', async () => {
   const { id, cb } = await setup();
-  const waiter = await accountWithToken(a, id);
+  const waiter = await accountWithToken(pods.a, id);
   const start = Date.now();
-  const waiting = a.http
+  const waiting = pods.a.http
     .post('/v1/relay/channels/orders/messages/pull')
     .set('Authorization', waiter.auth)
     .send({ wait_ms: 10000 });
@@ -142,8 +122,8 @@ test('a wait whose token is revoked meanwhile answers 401 and leases nothing', a
     body: res.body,
     ms: Date.now() - start,
   }));
-  await eventually(() => a.relay.events.subscribedAccounts() === 1);
-  const revoked = await b.http
+  await eventually(() => pods.a.relay.events.subscribedAccounts() === 1);
+  const revoked = await pods.b.http
     .delete(`/v1/admin/accounts/${id}/tokens/${waiter.tokenId}`)
     .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
   expect(revoked.status).toBe(200);
@@ -190,7 +170,7 @@ test('a waiter that lost the race gets the next message', async () => {
 
 test('on shutdown, waiting pulls answer at once (200, empty) and new ones do not wait', async () => {
   const { auth } = await setup();
-  const c = await startApp(redis);
+  const c = await startApp(pods.redis);
   try {
     const cc = client(c, auth);
     const waiting = timed(() => cc.pull('orders', { wait_ms: 10000 }));

@@ -1,30 +1,20 @@
 /** Extension: redrive, moving dead-lettered messages back (or elsewhere), exactly once. */
-import { accountWithToken, startApp, type TestApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
-import { accountId, client, errorEnvelope, storageBytes, type Pulled } from './client';
+import { accountWithToken } from '../../helpers/app';
+import {
+  accountId,
+  client,
+  errorEnvelope,
+  storageBytes,
+  type Pulled,
+  accountOnPods,
+  useTwoPods,
+} from './client';
 
-let redis: TestRedis;
-let a: TestApp;
-let b: TestApp;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  a = await startApp(redis);
-  b = await startApp(redis);
-});
-afterAll(async () => {
-  await a.close();
-  await b.close();
-  await redis.stop();
-});
+const pods = useTwoPods();
 
 type Client = ReturnType<typeof client>;
 
-async function setup() {
-  const id = accountId('rd');
-  const { auth } = await accountWithToken(a, id, { plan: 'paid' });
-  return { id, auth, ca: client(a, auth), cb: client(b, auth) };
-}
+const setup = () => accountOnPods(pods, 'rd', { plan: 'paid' });
 
 /** Sends n messages to `channel` and dead-letters them into `dlq` (one delivery each). */
 async function deadLetter(c: Client, channel: string, dlq: string, n: number): Promise<string[]> {
@@ -86,7 +76,7 @@ test('with `to`, messages go to that channel (created if needed), keeping id, bo
   const direct = await ca.send('dlq', { body: 'sent straight to the dlq' });
   const [m] = (await ca.pull('orders')).messages;
   await ca.ack('orders', { retries: [{ lease_id: m.lease_id }] });
-  const stored = await storageBytes(a, account);
+  const stored = await storageBytes(pods.a, account);
   // Without `to`, a message that has no source channel stays.
   expect(await ca.redrive('dlq')).toBe(1);
   expect(await ca.redrive('dlq', { to: 'replay' })).toBe(1);
@@ -94,7 +84,7 @@ test('with `to`, messages go to that channel (created if needed), keeping id, bo
   expect(back).toMatchObject({ id, body: 'hello', content_type: 'text', metadata: { a: 1 } });
   const [replayed] = (await ca.pull('replay')).messages;
   expect([replayed.id, replayed.attempts, replayed.dead_letter]).toEqual([direct, 1, undefined]);
-  expect(await storageBytes(a, account)).toBe(stored);
+  expect(await storageBytes(pods.a, account)).toBe(stored);
   expect((await ca.channel('dlq')).body.result.storage_bytes).toBe(0);
 });
 
@@ -142,8 +132,8 @@ test('errors: unknown channel 404, `to` itself, bad max, unknown field', async (
 
 test('a redrive that would create a channel past the plan limit is a 403 and moves nothing', async () => {
   const id = accountId('rd-free');
-  const { auth } = await accountWithToken(a, id);
-  const ca = client(a, auth);
+  const { auth } = await accountWithToken(pods.a, id);
+  const ca = client(pods.a, auth);
   await deadLetter(ca, 'orders', 'dlq', 1);
   for (const ch of ['c3', 'c4', 'c5']) await ca.configure(ch, {});
   const res = await ca.post(ca.path('dlq', '/redrive'), { to: 'c6' });
@@ -157,7 +147,7 @@ test('a redrive that would create a channel past the plan limit is a 403 and mov
 test('concurrent redrives on two instances move each message exactly once', async () => {
   const { ca, cb, id: account } = await setup();
   const ids = await deadLetter(ca, 'orders', 'dlq', 300);
-  const stored = await storageBytes(a, account);
+  const stored = await storageBytes(pods.a, account);
   const moved = await Promise.all([
     ca.redrive('dlq', { max: 120 }),
     cb.redrive('dlq'),
@@ -173,5 +163,5 @@ test('concurrent redrives on two instances move each message exactly once', asyn
   expect(seen).toHaveLength(300);
   expect(new Set(seen)).toEqual(new Set(ids));
   expect((await ca.channel('dlq')).body.result.storage_bytes).toBe(0);
-  expect(await storageBytes(a, account)).toBe(stored);
+  expect(await storageBytes(pods.a, account)).toBe(stored);
 });
