@@ -18,9 +18,11 @@ import { messagesRouter } from './http/messages';
 import { RateLimiter } from './http/rateLimit';
 import { requestLog } from './http/requestLog';
 import { sessionRouter } from './http/session';
+import { registerBacklogMetrics } from './backlogMetrics';
 import { Metrics } from './metrics';
 import { PlanResolver } from './plans';
 import { EventHub } from './store/events';
+import { BacklogGauges } from './store/gauges';
 import { createStore } from './store/index';
 import { createRateWindows } from './store/rateLimits';
 import { duplicateForSubscriber, connectRedis, type RedisClient } from './store/redis';
@@ -43,6 +45,7 @@ export interface RelayApp {
   plans: PlanResolver;
   metrics: Metrics;
   sweeper: Sweeper;
+  gauges: BacklogGauges;
   deps: HttpDeps;
   /** Loads the scripts, connects the subscriber, starts the sweeper. */
   start(): Promise<void>;
@@ -59,6 +62,13 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   const events = new EventHub(subscriber, logger);
   const waiters = new ChannelWaiters(events);
   const sweeper = new Sweeper(context, plans, logger, config.sweepIntervalMs);
+  const gauges = new BacklogGauges(context, logger, config.gaugeIntervalMs);
+  registerBacklogMetrics(metrics.registry, {
+    gauges,
+    channels: store.channels,
+    redis,
+    metricsAccounts: config.metricsAccounts,
+  });
   let shuttingDown = false;
 
   const deps: HttpDeps = {
@@ -105,12 +115,14 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     plans,
     metrics,
     sweeper,
+    gauges,
     deps,
     async start() {
       await connectRedis(redis);
       await loadScripts(redis);
       await connectRedis(subscriber);
       sweeper.start();
+      gauges.start();
     },
     beginShutdown() {
       shuttingDown = true;
@@ -120,6 +132,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
       shuttingDown = true;
       waiters.releaseAll();
       await sweeper.stop();
+      await gauges.stop();
       subscriber.disconnect();
     },
   };

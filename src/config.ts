@@ -52,6 +52,10 @@ export interface Config {
    * effect at once; another pod's within this time.
    */
   authCacheMs: number;
+  /** how often a pod folds the accounts it changed into the service-wide gauges (ms) */
+  gaugeIntervalMs: number;
+  /** accounts whose channels get per-channel series on /metrics */
+  metricsAccounts: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -102,6 +106,20 @@ function clusterNodes(env: Env): { host: string; port: number }[] {
     }
     return { host: match[1], port: Number(match[2]) };
   });
+}
+
+function metricsAccounts(env: Env): readonly string[] {
+  const raw = env.RELAY_METRICS_ACCOUNTS;
+  if (raw === undefined || raw.trim() === '') return Object.freeze([]);
+  const ids = raw.split(',').map((s) => s.trim());
+  for (const id of ids) {
+    if (!/^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/.test(id)) {
+      throw new ConfigError(
+        `RELAY_METRICS_ACCOUNTS must be account ids separated by commas, got "${id}"`,
+      );
+    }
+  }
+  return Object.freeze([...new Set(ids)]);
 }
 
 const PLAN_FIELDS: (keyof Plan)[] = ['max_storage_bytes', 'max_channels', 'retention_seconds'];
@@ -196,5 +214,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     maxWsConnectionsPerToken: integer(env, 'RELAY_MAX_WS_CONNECTIONS_PER_TOKEN', 100, 1, 1_000_000),
     sessionTtlSeconds: integer(env, 'RELAY_SESSION_TTL_SECONDS', 8 * 3600, 1, 30 * 86_400),
     authCacheMs: integer(env, 'RELAY_AUTH_CACHE_MS', 0, 0, 60_000),
+    gaugeIntervalMs: integer(env, 'RELAY_GAUGE_INTERVAL_MS', 1000, 50, 60_000),
+    metricsAccounts: metricsAccounts(env),
   });
 }

@@ -4,16 +4,33 @@
  * (scripts verify it, so a stale entry costs one retry, never a wrong move).
  */
 import type { Metrics } from '../metrics';
-import { accountKeyList, channelKeyList, systemKeys } from './keys';
+import { accountKeyList, accountOfAccountKey, channelKeyList, systemKeys } from './keys';
 import type { RedisClient } from './redis';
-import type { ScriptName, Scripts } from './scripts';
+import { VARIABLE_KEYS, type ScriptName, type Scripts } from './scripts';
 import { rethrowStoreError, scriptFailure } from './storeErrors';
 
 const DLQ_CACHE_MAX = 10_000;
+
+/** Scripts that can change an account's backlog, storage or channels (what the gauges show). */
+const CHANGES_BACKLOG: ReadonlySet<ScriptName> = new Set<ScriptName>([
+  'send',
+  'pull',
+  'ack',
+  'sweep_channel',
+  'redrive',
+  'channel_configure',
+  'channel_purge',
+  'channel_delete',
+  'account_create',
+  'account_delete',
+  'account_forget',
+]);
 const DLQ_CACHE_TTL_MS = 5_000;
 
 export class StoreContext {
   private readonly deadLetterTargets = new Map<string, { dlq: string; at: number }>();
+  /** Called with the account after each script that may have changed its backlog. */
+  onBacklogChange: ((account: string) => void) | null = null;
 
   constructor(
     readonly redis: RedisClient,
@@ -25,7 +42,17 @@ export class StoreContext {
   async call<T>(name: ScriptName, keys: string[], args: (string | number)[]): Promise<T> {
     const end = this.metrics.scriptDuration.startTimer({ script: name });
     try {
-      return (await this.scripts[name](...keys, ...args)) as T;
+      const script = this.scripts[name];
+      const result = (
+        VARIABLE_KEYS.has(name)
+          ? await script(keys.length, ...keys, ...args)
+          : await script(...keys, ...args)
+      ) as T;
+      if (this.onBacklogChange && CHANGES_BACKLOG.has(name)) {
+        const account = accountOfAccountKey(keys[0]);
+        if (account !== null) this.onBacklogChange(account);
+      }
+      return result;
     } catch (err) {
       if (!scriptFailure(err)) {
         this.metrics.scriptErrors.inc({ script: name });

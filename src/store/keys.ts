@@ -68,6 +68,12 @@ export const systemKeys = {
   accounts: `${PREFIX}:${SYSTEM_TAG}:accounts`,
   /** zset account id -> the earliest time something is due in it */
   due: `${PREFIX}:${SYSTEM_TAG}:due`,
+  /** hash of the service-wide backlog totals (gauges_fold.lua) */
+  gauges: `${PREFIX}:${SYSTEM_TAG}:gauges`,
+  /** hash account id -> its snapshot last folded into the totals */
+  gaugeAccounts: `${PREFIX}:${SYSTEM_TAG}:gauge_accounts`,
+  /** zset account id -> send time of its oldest message */
+  gaugeOldest: `${PREFIX}:${SYSTEM_TAG}:gauge_oldest`,
 };
 
 /** A token's request counter for rate limiting (expires with its window). */
@@ -83,5 +89,11 @@ export function accountKeyPattern(accountId: string): string {
 /** The account id of an account's events channel name, or null. */
 export function accountOfEventsKey(key: string): string | null {
   const match = /^rq:\{([^}]+)\}:events$/.exec(key);
+  return match ? match[1] : null;
+}
+
+/** The account id of an account's record key (the first key of account scripts), or null. */
+export function accountOfAccountKey(key: string): string | null {
+  const match = /^rq:\{([^}]+)\}:account$/.exec(key);
   return match ? match[1] : null;
 }

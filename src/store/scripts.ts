@@ -33,9 +33,16 @@ export const SCRIPT_KEY_COUNTS = {
   dead_letter_sources: 12,
   redrive: 18,
   rate_limit: 1,
+  // account keys, then 6 keys per channel: the caller passes the count (VARIABLE_KEYS)
+  account_gauges: 6,
+  gauges_fold: 3,
+  gauges_read: 3,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;
+
+/** Scripts whose callers pass a variable number of keys (SCRIPT_KEY_COUNTS is the fixed part). */
+export const VARIABLE_KEYS: ReadonlySet<ScriptName> = new Set<ScriptName>(['account_gauges']);
 
 function luaDir(): string {
   for (const candidate of [
@@ -75,9 +82,13 @@ export function defineScripts(redis: RedisClient): Scripts {
   const callers = {} as Scripts;
   for (const name of Object.keys(SCRIPT_KEY_COUNTS) as ScriptName[]) {
     const command = `rq_${name}`;
-    redis.defineCommand(command, { numberOfKeys: SCRIPT_KEY_COUNTS[name], lua: sources[name] });
-    const fn = (redis as unknown as Record<string, ScriptFn>)[command].bind(redis);
-    callers[name] = fn;
+    const variable = VARIABLE_KEYS.has(name);
+    redis.defineCommand(command, {
+      // without numberOfKeys, ioredis takes the key count as the first argument
+      ...(variable ? {} : { numberOfKeys: SCRIPT_KEY_COUNTS[name] }),
+      lua: sources[name],
+    });
+    callers[name] = (redis as unknown as Record<string, ScriptFn>)[command].bind(redis);
   }
   return callers;
 }

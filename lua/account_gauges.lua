@@ -1,0 +1,57 @@
+--[[
+account_gauges: one account's backlog, exact at this moment, for the service-wide
+gauges (folded into them by gauges_fold). O(channels of the account). Reads only.
+KEYS[1..6] account keys: account, channels, timers, usage, events, tokens
+KEYS[7..]  6 channel keys (q, f, m, x, d, dx) for each channel named in ARGV, in order
+ARGV[1] n, the number of channels; ARGV[2..n+1] their ids (every channel of the account)
+Returns: { version_us, queued, delayed, in_flight, dead_letter, storage_bytes, channels,
+           oldest_message_ms or false } for an account that exists;
+         { version_us, 0, 0, 0, 0, 0, 0, false } for one that does not (any more);
+         'stale' when the channels passed are not all of the account's channels.
+         version_us is Redis's TIME in microseconds: a later snapshot has a higher one.
+Errors:  none
+]]
+local k = account_keys(1)
+local n = tonumber(ARGV[1])
+local t = redis.call('TIME')
+local version = tonumber(t[1]) * 1000000 + tonumber(t[2])
+if redis.call('EXISTS', k.account) == 0 then
+  return { version, 0, 0, 0, 0, 0, 0, false }
+end
+if redis.call('HLEN', k.channels) ~= n then return 'stale' end
+local now = math.floor(version / 1000)
+local configs = {}
+for i = 1, n do
+  local cfg = redis.call('HGET', k.channels, ARGV[1 + i])
+  if not cfg then return 'stale' end
+  configs[i] = cfg
+end
+-- channels that are some channel's dead-letter channel
+local dead_letter_channels = {}
+for i = 1, n do
+  local _, _, dlq = parse_config(configs[i])
+  if dlq ~= '' then dead_letter_channels[dlq] = true end
+end
+local queued, delayed, in_flight, dead_letter = 0, 0, 0, 0
+local oldest = false
+for i = 1, n do
+  local ch = channel_keys(7 + (i - 1) * 6)
+  queued = queued + redis.call('ZCOUNT', ch.q, '-inf', now) + redis.call('ZCOUNT', ch.f, '-inf', now)
+  delayed = delayed + redis.call('ZCOUNT', ch.q, '(' .. now, '+inf')
+  in_flight = in_flight + redis.call('ZCOUNT', ch.f, '(' .. now, '+inf')
+  if dead_letter_channels[ARGV[1 + i]] then
+    dead_letter = dead_letter + redis.call('HLEN', ch.m)
+  end
+  local first = redis.call('ZRANGE', ch.x, 0, 0)
+  if first[1] then
+    local rec = redis.call('HGET', ch.m, first[1])
+    if rec then
+      local _, _, rest = record_head(rec)
+      local _, ts = record_fields(rec, rest)
+      ts = tonumber(ts)
+      if oldest == false or ts < oldest then oldest = ts end
+    end
+  end
+end
+local storage = tonumber(redis.call('HGET', k.account, 'storage_bytes') or '0')
+return { version, queued, delayed, in_flight, dead_letter, storage, n, oldest }

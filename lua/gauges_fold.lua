@@ -1,0 +1,41 @@
+--[[
+gauges_fold: fold one account's snapshot (from account_gauges) into the
+service-wide gauges: the totals change by the difference to the snapshot
+folded before. A snapshot not newer than the one folded is ignored, so folding
+is idempotent and pods may fold the same account concurrently, in any order.
+KEYS[1] gauges: hash of service-wide totals            (rq:{~sys}:gauges)
+KEYS[2] gauge_accounts: hash account -> last folded     (rq:{~sys}:gauge_accounts)
+        "version_us|queued|delayed|in_flight|dead_letter|storage_bytes|channels"
+KEYS[3] gauge_oldest: zset account -> oldest message ms (rq:{~sys}:gauge_oldest)
+ARGV[1] account id
+ARGV[2] version_us of the snapshot
+ARGV[3..8] queued, delayed, in_flight, dead_letter, storage_bytes, channels (integers)
+ARGV[9] oldest message ms ('' for none)
+Returns: 1 when folded, 0 when an equal or newer snapshot was folded before
+Errors:  none
+]]
+local FIELDS = { 'queued', 'delayed', 'in_flight', 'dead_letter', 'storage_bytes', 'channels' }
+local account = ARGV[1]
+local version = tonumber(ARGV[2])
+local before = redis.call('HGET', KEYS[2], account)
+local old = { 0, 0, 0, 0, 0, 0 }
+if before then
+  local parts = {}
+  for part in string.gmatch(before, '[^|]+') do parts[#parts + 1] = tonumber(part) end
+  if parts[1] >= version then return 0 end
+  for i = 1, 6 do old[i] = parts[i + 1] end
+end
+local row = { ARGV[2] }
+for i = 1, 6 do
+  local value = tonumber(ARGV[2 + i])
+  local delta = value - old[i]
+  if delta ~= 0 then redis.call('HINCRBY', KEYS[1], FIELDS[i], delta) end
+  row[#row + 1] = ARGV[2 + i]
+end
+redis.call('HSET', KEYS[2], account, table.concat(row, '|'))
+if ARGV[9] == '' then
+  redis.call('ZREM', KEYS[3], account)
+else
+  redis.call('ZADD', KEYS[3], ARGV[9], account)
+end
+return 1

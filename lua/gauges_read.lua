@@ -1,0 +1,20 @@
+--[[
+gauges_read: the service-wide gauges for one scrape, in O(log accounts). Reads only.
+KEYS[1] gauges: hash of service-wide totals            (rq:{~sys}:gauges)
+KEYS[2] gauge_oldest: zset account -> oldest message ms (rq:{~sys}:gauge_oldest)
+KEYS[3] accounts: set of every account id              (rq:{~sys}:accounts)
+ARGV    none
+Returns: { queued, delayed, in_flight, dead_letter, storage_bytes, channels, accounts,
+           oldest_message_ms or false, now_ms }
+Errors:  none
+]]
+local v = redis.call('HMGET', KEYS[1], 'queued', 'delayed', 'in_flight', 'dead_letter',
+  'storage_bytes', 'channels')
+local out = {}
+for i = 1, 6 do out[i] = tonumber(v[i] or '0') end
+out[7] = redis.call('SCARD', KEYS[3])
+local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+out[8] = false
+if first[2] then out[8] = tonumber(first[2]) end
+out[9] = now_ms()
+return out

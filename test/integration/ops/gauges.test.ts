@@ -1,0 +1,238 @@
+/**
+ * The service-wide backlog gauges on /metrics: exact after sends, pulls, acks,
+ * expiry, dead-lettering and purge done on two pods, and per-channel series
+ * only for RELAY_METRICS_ACCOUNTS.
+ */
+import {
+  ADMIN_TOKEN,
+  accountWithToken,
+  eventually,
+  startApp,
+  type TestApp,
+} from '../../helpers/app';
+import { startRedis, type TestRedis } from '../../helpers/redis';
+import { client } from '../ext/client';
+import { sample } from './serve';
+
+let redis: TestRedis;
+let a: TestApp;
+let b: TestApp;
+
+const env = {
+  RELAY_GAUGE_INTERVAL_MS: '50',
+  RELAY_METRICS_ACCOUNTS: 'acme',
+  RELAY_PLANS: '{"brief":{"max_storage_bytes":1000000,"max_channels":10,"retention_seconds":1}}',
+};
+
+beforeAll(async () => {
+  redis = await startRedis();
+  a = await startApp(redis, env);
+  b = await startApp(redis, env);
+});
+afterAll(async () => {
+  await a.close();
+  await b.close();
+  await redis.stop();
+});
+
+interface Gauges {
+  queued: number;
+  delayed: number;
+  in_flight: number;
+  dead_letter: number;
+  storage_bytes: number;
+  accounts: number;
+  channels: number;
+}
+
+async function gauges(app: TestApp): Promise<Gauges & { text: string }> {
+  const text = await app.relay.metrics.registry.metrics();
+  const get = (name: string, labels: Record<string, string> = {}) => {
+    const v = sample(text, name, labels);
+    if (v === undefined) throw new Error(`${name} missing from /metrics`);
+    return v;
+  };
+  return {
+    queued: get('relayq_messages', { state: 'queued' }),
+    delayed: get('relayq_messages', { state: 'delayed' }),
+    in_flight: get('relayq_messages', { state: 'in_flight' }),
+    dead_letter: get('relayq_dead_letter_messages'),
+    storage_bytes: get('relayq_storage_bytes'),
+    accounts: get('relayq_accounts'),
+    channels: get('relayq_channels'),
+    text,
+  };
+}
+
+/** Waits until both pods' scrapes show exactly the expected gauges. */
+async function expectGauges(expected: Gauges): Promise<void> {
+  let last: unknown = null;
+  try {
+    await eventually(async () => {
+      const [ga, gb] = await Promise.all([gauges(a), gauges(b)]);
+      const { text: _a, ...sa } = ga;
+      const { text: _b, ...sb } = gb;
+      last = { a: sa, b: sb };
+      return (
+        JSON.stringify(sa) === JSON.stringify(expected) &&
+        JSON.stringify(sb) === JSON.stringify(expected)
+      );
+    }, 8000);
+  } catch {
+    throw new Error(`gauges ${JSON.stringify(last)}, expected ${JSON.stringify(expected)}`);
+  }
+}
+
+async function storedBytes(...accounts: string[]): Promise<number> {
+  let total = 0;
+  for (const id of accounts) {
+    const res = await a.http
+      .get(`/v1/admin/accounts/${id}`)
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    total += res.body.result.usage.storage_bytes;
+  }
+  return total;
+}
+
+test('gauges follow sends, pulls, acks, dead-lettering, expiry and purge across two pods', async () => {
+  await redis.flush();
+  const acme = await accountWithToken(a, 'acme');
+  const globex = await accountWithToken(a, 'globex', { plan: 'brief' });
+  const ca = client(a, acme.auth);
+  const cb = client(b, acme.auth);
+  const gb = client(b, globex.auth);
+  const none = { queued: 0, delayed: 0, in_flight: 0, dead_letter: 0, storage_bytes: 0 };
+  await expectGauges({ ...none, accounts: 2, channels: 0 });
+
+  // sends on both pods: 3 available, 1 delayed
+  await ca.sendBatch('orders', { messages: [{ body: 1 }, { body: 2 }] });
+  await cb.send('orders', { body: 3 });
+  await cb.send('orders', { body: 4, delay_seconds: 600 });
+  const bytes4 = await storedBytes('acme');
+  await expectGauges({
+    ...none,
+    queued: 3,
+    delayed: 1,
+    storage_bytes: bytes4,
+    accounts: 2,
+    channels: 1,
+  });
+
+  // pull 2 on pod b, ack 1 on pod a
+  const pulled = await cb.pull('orders', { batch_size: 2, visibility_timeout_ms: 600000 });
+  await expectGauges({
+    ...none,
+    queued: 1,
+    delayed: 1,
+    in_flight: 2,
+    storage_bytes: bytes4,
+    accounts: 2,
+    channels: 1,
+  });
+  await ca.ack('orders', { lease_ids: [pulled.messages[0].lease_id] });
+  const bytes3 = await storedBytes('acme');
+  expect(bytes3).toBeLessThan(bytes4);
+  await expectGauges({
+    ...none,
+    queued: 1,
+    delayed: 1,
+    in_flight: 1,
+    storage_bytes: bytes3,
+    accounts: 2,
+    channels: 1,
+  });
+
+  // dead-lettering: one delivery allowed, the lease ends, the sweeper moves it
+  await ca.configure('jobs', { max_attempts: 1, dead_letter_channel: 'jobs-dlq' });
+  await ca.send('jobs', { body: 'fails' });
+  await cb.pull('jobs', { visibility_timeout_ms: 1000 });
+  await eventually(async () => (await ca.channel('jobs-dlq')).body.result.queued === 1, 8000);
+  const bytesDl = await storedBytes('acme');
+  await expectGauges({
+    queued: 2,
+    delayed: 1,
+    in_flight: 1,
+    dead_letter: 1,
+    storage_bytes: bytesDl,
+    accounts: 2,
+    channels: 3,
+  });
+
+  // expiry: globex keeps messages 1 s; the sweeper deletes them
+  await gb.sendBatch('brief', { messages: [{ body: 'a' }, { body: 'b' }] });
+  await eventually(async () => (await storedBytes('globex')) === 0, 8000);
+  await expectGauges({
+    queued: 2,
+    delayed: 1,
+    in_flight: 1,
+    dead_letter: 1,
+    storage_bytes: bytesDl,
+    accounts: 2,
+    channels: 4,
+  });
+
+  // purge on pod b empties orders (queued, delayed and in flight)
+  await cb.post(cb.path('orders', '/purge'), {});
+  const left = await storedBytes('acme');
+  await expectGauges({
+    ...none,
+    queued: 1,
+    dead_letter: 1,
+    storage_bytes: left,
+    accounts: 2,
+    channels: 4,
+  });
+
+  // the oldest message anywhere is the dead-lettered one
+  const text = (await gauges(a)).text;
+  const age = sample(text, 'relayq_oldest_message_age_seconds')!;
+  expect(age).toBeGreaterThan(0);
+  expect(age).toBeLessThan(60);
+
+  // per-channel series: acme's channels only
+  expect(
+    sample(text, 'relayq_channel_messages', {
+      account: 'acme',
+      channel: 'jobs-dlq',
+      state: 'queued',
+    }),
+  ).toBe(1);
+  expect(
+    sample(text, 'relayq_channel_messages', {
+      account: 'acme',
+      channel: 'orders',
+      state: 'queued',
+    }),
+  ).toBe(0);
+  expect(
+    sample(text, 'relayq_channel_oldest_message_age_seconds', {
+      account: 'acme',
+      channel: 'jobs-dlq',
+    }),
+  ).toBeGreaterThan(0);
+  expect(text).not.toContain('account="globex"');
+
+  // deleting an account takes its counts out
+  const del = await a.http
+    .delete('/v1/admin/accounts/acme')
+    .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+  expect(del.status).toBe(200);
+  await expectGauges({ ...none, accounts: 1, channels: 1 });
+  expect(sample((await gauges(b)).text, 'relayq_oldest_message_age_seconds')).toBe(0);
+});
+
+test('a pod that starts later folds what is already stored (full pass)', async () => {
+  await redis.flush();
+  const acme = await accountWithToken(a, 'acme');
+  await client(a, acme.auth).sendBatch('orders', { messages: [{ body: 1 }, { body: 2 }] });
+  await eventually(async () => (await gauges(a)).queued === 2, 8000);
+  // Forget the folded totals, as if no pod had folded them: a fresh pod rebuilds them.
+  await a.redis.del('rq:{~sys}:gauges', 'rq:{~sys}:gauge_accounts', 'rq:{~sys}:gauge_oldest');
+  const c = await startApp(redis, env);
+  try {
+    await eventually(async () => (await gauges(c)).queued === 2, 8000);
+    expect((await gauges(c)).channels).toBe(1);
+  } finally {
+    await c.close();
+  }
+});

@@ -1,0 +1,119 @@
+/**
+ * What one /metrics scrape costs Redis, measured in commands processed (those
+ * run inside scripts included), with 10,000 channels stored (100 accounts of
+ * 100 channels): a constant for the service-wide gauges, plus a constant per
+ * channel of the accounts listed in RELAY_METRICS_ACCOUNTS.
+ */
+import { eventually, startApp, type TestApp } from '../../helpers/app';
+import { startRedis, type TestRedis } from '../../helpers/redis';
+import { sample } from './serve';
+
+const ACCOUNTS = 100;
+/** commands of the service-wide part of a scrape, whatever is stored */
+const TOTALS_COST = 6;
+/** commands of one channel_stats call */
+const PER_CHANNEL_COST = 12;
+const CHANNELS = 100;
+const env = {
+  RELAY_GAUGE_INTERVAL_MS: '50',
+  RELAY_PLANS: '{"wide":{"max_storage_bytes":1000000,"max_channels":100,"retention_seconds":3600}}',
+};
+
+let redis: TestRedis;
+let app: TestApp;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  app = await startApp(redis, env);
+  const { store } = app.relay;
+  const limits = app.relay.plans.limits('wide');
+  for (let i = 0; i < ACCOUNTS; i++) {
+    const account = `acct${i}`;
+    await store.accounts.create(account, 'wide');
+    await Promise.all(
+      Array.from({ length: CHANNELS }, (_, c) =>
+        store.channels.configure(account, `ch${c}`, limits, {}),
+      ),
+    );
+  }
+  await store.queue.send('acct0', 'ch0', limits, [
+    {
+      id: 'id-0',
+      delayMs: 0,
+      size: 3,
+      contentType: 'json',
+      dedupId: null,
+      metadataJson: '{}',
+      bodyJson: '1',
+    },
+  ]);
+}, 120_000);
+afterAll(async () => {
+  await app.close();
+  await redis.stop();
+});
+
+async function commandsProcessed(): Promise<number> {
+  const info = await app.redis.info('stats');
+  return Number(/^total_commands_processed:(\d+)/m.exec(info)![1]);
+}
+
+/** Commands Redis processed during one scrape of `of`, with background work stopped. */
+async function commandsPerScrape(of: TestApp): Promise<{ commands: number; text: string }> {
+  // Two INFO calls back to back: what measuring alone adds.
+  const base0 = await commandsProcessed();
+  const base1 = await commandsProcessed();
+  const before = await commandsProcessed();
+  const text = await of.relay.metrics.registry.metrics();
+  const after = await commandsProcessed();
+  return { commands: after - before - (base1 - base0), text };
+}
+
+test('a scrape costs a constant number of commands with 10,000 channels', async () => {
+  await eventually(async () => {
+    const text = await app.relay.metrics.registry.metrics();
+    return sample(text, 'relayq_channels') === ACCOUNTS * CHANNELS;
+  }, 60_000);
+  await app.relay.sweeper.stop();
+  await app.relay.gauges.stop();
+  // let a cached read of the previous scrape expire
+  await new Promise((r) => setTimeout(r, 1100));
+  const { commands, text } = await commandsPerScrape(app);
+  expect(sample(text, 'relayq_channels')).toBe(10_000);
+  expect(sample(text, 'relayq_accounts')).toBe(100);
+  expect(sample(text, 'relayq_messages', { state: 'queued' })).toBe(1);
+  // EVALSHA gauges_read (HMGET, SCARD, ZRANGE, TIME inside) and INFO memory
+  console.log(`commands per scrape, 10,000 channels: ${commands}`);
+  expect(commands).toBeLessThanOrEqual(TOTALS_COST);
+  expect(commands).toBeGreaterThanOrEqual(2);
+});
+
+test('RELAY_METRICS_ACCOUNTS adds a constant per channel of the listed accounts', async () => {
+  const listed = await startApp(redis, { ...env, RELAY_METRICS_ACCOUNTS: 'acct0' });
+  try {
+    await listed.relay.sweeper.stop();
+    await listed.relay.gauges.stop();
+    const { commands, text } = await commandsPerScrape(listed);
+    expect(
+      sample(text, 'relayq_channel_messages', {
+        account: 'acct0',
+        channel: 'ch0',
+        state: 'queued',
+      }),
+    ).toBe(1);
+    expect(
+      sample(text, 'relayq_channel_messages', {
+        account: 'acct0',
+        channel: 'ch99',
+        state: 'queued',
+      }),
+    ).toBe(0);
+    expect(text).not.toContain('account="acct1"');
+    // the totals, HKEYS of the account's channels, one channel_stats (about 11 commands) per channel
+    console.log(`commands per scrape, 100 listed channels: ${commands}`);
+    expect(commands).toBeLessThanOrEqual(TOTALS_COST + 1 + PER_CHANNEL_COST * CHANNELS);
+    expect(commands).toBeGreaterThan(CHANNELS);
+  } finally {
+    await listed.close();
+  }
+});
