@@ -242,6 +242,55 @@ test('the sweeper re-queues expired leases and dead-letters across slots, with a
   }
 });
 
+test('the service-wide gauges sum accounts on both shards, and a pause holds across pods', async () => {
+  for (const account of accounts) {
+    const { auth } = await accountWithToken(podA, account);
+    await podB.http
+      .post('/v1/relay/channels/orders/messages/batch')
+      .set('Authorization', auth)
+      .send({ messages: [{ body: 1 }, { body: 2, delay_seconds: 600 }] });
+    const paused = await podA.http
+      .put('/v1/relay/channels/orders')
+      .set('Authorization', auth)
+      .send({ paused: true });
+    expect(paused.body).toMatchObject({ errors: [], result: { config: { paused: true } } });
+    const pulled = await podB.http
+      .post('/v1/relay/channels/orders/messages/pull')
+      .set('Authorization', auth)
+      .send({});
+    expect(pulled.body.result.messages).toEqual([]);
+  }
+  // Expected: the sum of every account's channel counts, read through the store.
+  const expected = async () => {
+    const ids = await podA.redis.smembers('rq:{~sys}:accounts');
+    let queued = 0;
+    let delayed = 0;
+    for (const id of ids) {
+      for (const c of await podA.relay.store.channels.list(id)) {
+        queued += c.queued;
+        delayed += c.delayed;
+      }
+    }
+    return { queued, delayed };
+  };
+  await eventually(async () => {
+    const want = await expected();
+    const text = await podB.relay.metrics.registry.metrics();
+    return (
+      want.delayed >= 2 &&
+      text.includes(`relayq_messages{state="queued"} ${want.queued}\n`) &&
+      text.includes(`relayq_messages{state="delayed"} ${want.delayed}\n`)
+    );
+  }, 10_000);
+  for (const account of accounts) {
+    const { auth } = await accountWithToken(podA, account);
+    await podA.http
+      .put('/v1/relay/channels/orders')
+      .set('Authorization', auth)
+      .send({ paused: false });
+  }
+});
+
 test('deleting an account removes every key it had on its shard and closes its sockets', async () => {
   const account = accounts[1];
   const { auth } = await accountWithToken(podA, account);
