@@ -1,21 +1,13 @@
 /**
- * The only reader of process.env. Every setting is validated here at start-up;
+ * The only reader of process.env. Every setting (declared once, with its
+ * reference text, in configSettings.ts) is read and checked here at start-up;
  * a bad value stops the start with a message that names it.
  */
-import path from 'node:path';
+import { SETTINGS } from './configSettings';
+import { ConfigError } from './configSetting';
 
-export interface Plan {
-  max_storage_bytes: number;
-  max_channels: number;
-  retention_seconds: number;
-}
-
-export type Plans = Readonly<Record<string, Readonly<Plan>>>;
-
-export const DEFAULT_PLANS: Plans = {
-  free: { max_storage_bytes: 10_000_000, max_channels: 5, retention_seconds: 3 * 86400 },
-  paid: { max_storage_bytes: 100_000_000, max_channels: 100, retention_seconds: 14 * 86400 },
-};
+export { ConfigError } from './configSetting';
+export { DEFAULT_PLANS, parsePlans, type Plan, type Plans } from './configPlans';
 
 export interface RedisTarget {
   /** redis:// or rediss:// URL of one Redis; null with clusterNodes or the embedded default. */
@@ -24,197 +16,35 @@ export interface RedisTarget {
   clusterNodes: { host: string; port: number }[];
 }
 
-export interface Config {
-  port: number;
-  host: string;
-  metricsPort: number;
+type Settings = typeof SETTINGS;
+type SettingValues = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
+
+/** Every setting by its name in SETTINGS, with the Redis target gathered in `redis`. */
+export type Config = Omit<SettingValues, 'redisUrl' | 'redisClusterNodes'> & {
   redis: RedisTarget;
   /** True when no Redis was named: the service runs its own redis-server child. */
   embeddedRedis: boolean;
-  redisServerBin: string;
-  dataDir: string;
-  adminToken: string | null;
-  plans: Plans;
-  defaultPlan: string;
-  logLevel: string;
-  wsPingIntervalMs: number;
-  shutdownGraceMs: number;
-  sweepIntervalMs: number;
-  /** Requests per second per token; 0 disables rate limiting. */
-  rateLimitPerSecond: number;
-  rateLimitBurst: number;
-  maxWsConnectionsPerToken: number;
-  /** lifetime of a dashboard session */
-  sessionTtlSeconds: number;
-  /**
-   * How long a pod may reuse a token lookup (ms); 0 (the default) reads the token
-   * from Redis on every request. This pod's own revocations and plan changes take
-   * effect at once; another pod's within this time.
-   */
-  authCacheMs: number;
-  /** how often a pod folds the accounts it changed into the service-wide gauges (ms) */
-  gaugeIntervalMs: number;
-  /** accounts whose channels get per-channel series on /metrics */
-  metricsAccounts: readonly string[];
-}
-
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+};
 
 type Env = Record<string, string | undefined>;
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim()))
-    throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
-  const value = Number(raw.trim());
-  if (value < min || value > max) {
-    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
-  }
-  return value;
-}
-
-function redisUrl(env: Env): string | null {
-  const raw = env.REDIS_URL;
-  if (raw === undefined || raw === '') return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`REDIS_URL must be a URL such as redis://localhost:6379, got "${raw}"`);
-  }
-  if (!['redis:', 'rediss:', 'unix:'].includes(parsed.protocol)) {
-    throw new ConfigError(`REDIS_URL must start with redis://, rediss:// or unix://, got "${raw}"`);
-  }
-  return raw;
-}
-
-function clusterNodes(env: Env): { host: string; port: number }[] {
-  const raw = env.REDIS_CLUSTER_NODES;
-  if (raw === undefined || raw.trim() === '') return [];
-  return raw.split(',').map((entry) => {
-    const match = /^\s*([^\s:]+):(\d{1,5})\s*$/.exec(entry);
-    if (!match || Number(match[2]) > 65535) {
-      throw new ConfigError(
-        `REDIS_CLUSTER_NODES must be host:port,host:port..., got "${entry.trim()}"`,
-      );
-    }
-    return { host: match[1], port: Number(match[2]) };
-  });
-}
-
-function metricsAccounts(env: Env): readonly string[] {
-  const raw = env.RELAY_METRICS_ACCOUNTS;
-  if (raw === undefined || raw.trim() === '') return Object.freeze([]);
-  const ids = raw.split(',').map((s) => s.trim());
-  for (const id of ids) {
-    if (!/^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/.test(id)) {
-      throw new ConfigError(
-        `RELAY_METRICS_ACCOUNTS must be account ids separated by commas, got "${id}"`,
-      );
-    }
-  }
-  return Object.freeze([...new Set(ids)]);
-}
-
-const PLAN_FIELDS: (keyof Plan)[] = ['max_storage_bytes', 'max_channels', 'retention_seconds'];
-
-export function parsePlans(raw: string | undefined): Plans {
-  if (raw === undefined || raw.trim() === '') return DEFAULT_PLANS;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw new ConfigError('RELAY_PLANS must be a JSON object, e.g. {"free":{"max_channels":5}}');
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ConfigError('RELAY_PLANS must be a JSON object of plan name to limits');
-  }
-  const plans: Record<string, Plan> = { ...DEFAULT_PLANS };
-  for (const [name, overrides] of Object.entries(parsed as Record<string, unknown>)) {
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
-      throw new ConfigError(`RELAY_PLANS: plan name "${name}" must be 1 to 64 of A-Z a-z 0-9 _ -`);
-    }
-    if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) {
-      throw new ConfigError(`RELAY_PLANS.${name} must be an object of limits`);
-    }
-    const base: Partial<Plan> = DEFAULT_PLANS[name] ? { ...DEFAULT_PLANS[name] } : {};
-    for (const [field, value] of Object.entries(overrides as Record<string, unknown>)) {
-      if (!PLAN_FIELDS.includes(field as keyof Plan)) {
-        throw new ConfigError(
-          `RELAY_PLANS.${name}.${field} is not a plan limit; use ${PLAN_FIELDS.join(', ')}`,
-        );
-      }
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-        throw new ConfigError(`RELAY_PLANS.${name}.${field} must be a positive whole number`);
-      }
-      base[field as keyof Plan] = value;
-    }
-    for (const field of PLAN_FIELDS) {
-      if (base[field] === undefined) {
-        throw new ConfigError(
-          `RELAY_PLANS.${name}.${field} is required for the new plan "${name}"`,
-        );
-      }
-    }
-    plans[name] = base as Plan;
-  }
-  return Object.freeze(plans);
-}
-
 export function loadConfig(env: Env = process.env): Readonly<Config> {
-  const url = redisUrl(env);
-  const nodes = clusterNodes(env);
-  if (url && nodes.length > 0) {
+  const values = {} as Record<string, unknown>;
+  for (const [name, setting] of Object.entries(SETTINGS)) {
+    values[name] = setting.parse(env[setting.env]);
+  }
+  const { redisUrl, redisClusterNodes, ...rest } = values as SettingValues;
+  if (redisUrl && redisClusterNodes.length > 0) {
     throw new ConfigError('set either REDIS_URL or REDIS_CLUSTER_NODES, not both');
   }
-  const adminToken = env.RELAY_ADMIN_TOKEN ?? '';
-  if (adminToken !== '' && adminToken.length < 16) {
-    throw new ConfigError('RELAY_ADMIN_TOKEN must be at least 16 characters');
-  }
-  const plans = parsePlans(env.RELAY_PLANS);
-  const defaultPlan = env.RELAY_DEFAULT_PLAN || 'free';
-  if (!plans[defaultPlan]) {
+  if (!rest.plans[rest.defaultPlan]) {
     throw new ConfigError(
-      `RELAY_DEFAULT_PLAN "${defaultPlan}" is not a plan; plans: ${Object.keys(plans).join(', ')}`,
+      `RELAY_DEFAULT_PLAN "${rest.defaultPlan}" is not a plan; plans: ${Object.keys(rest.plans).join(', ')}`,
     );
-  }
-  const logLevel = env.LOG_LEVEL || 'info';
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
-    throw new ConfigError(
-      `LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`,
-    );
-  }
-  const host = env.HOST || '0.0.0.0';
-  if (!/^[A-Za-z0-9._:%-]{1,253}$/.test(host)) {
-    throw new ConfigError(`HOST must be an IP address or a host name, got "${host}"`);
   }
   return Object.freeze({
-    port: integer(env, 'PORT', 8080, 0, 65535),
-    host,
-    metricsPort: integer(env, 'METRICS_PORT', 9464, 0, 65535),
-    redis: Object.freeze({ url, clusterNodes: nodes }),
-    embeddedRedis: url === null && nodes.length === 0,
-    redisServerBin: env.REDIS_SERVER_BIN || 'redis-server',
-    dataDir: path.resolve(env.RELAY_DATA_DIR || './data'),
-    adminToken: adminToken === '' ? null : adminToken,
-    plans,
-    defaultPlan,
-    logLevel,
-    wsPingIntervalMs: integer(env, 'RELAY_WS_PING_INTERVAL_MS', 30_000, 100, 3_600_000),
-    shutdownGraceMs: integer(env, 'RELAY_SHUTDOWN_GRACE_MS', 20_000, 0, 600_000),
-    sweepIntervalMs: integer(env, 'RELAY_SWEEP_INTERVAL_MS', 200, 10, 60_000),
-    rateLimitPerSecond: integer(env, 'RELAY_RATE_LIMIT_PER_SECOND', 0, 0, 1_000_000),
-    rateLimitBurst: integer(env, 'RELAY_RATE_LIMIT_BURST', 0, 0, 1_000_000),
-    maxWsConnectionsPerToken: integer(env, 'RELAY_MAX_WS_CONNECTIONS_PER_TOKEN', 100, 1, 1_000_000),
-    sessionTtlSeconds: integer(env, 'RELAY_SESSION_TTL_SECONDS', 8 * 3600, 1, 30 * 86_400),
-    authCacheMs: integer(env, 'RELAY_AUTH_CACHE_MS', 0, 0, 60_000),
-    gaugeIntervalMs: integer(env, 'RELAY_GAUGE_INTERVAL_MS', 1000, 50, 60_000),
-    metricsAccounts: metricsAccounts(env),
+    ...rest,
+    redis: Object.freeze({ url: redisUrl, clusterNodes: redisClusterNodes }),
+    embeddedRedis: redisUrl === null && redisClusterNodes.length === 0,
   });
 }

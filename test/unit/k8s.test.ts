@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../src/config';
+import { SETTINGS } from '../../src/configSettings';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const K8S = path.join(ROOT, 'k8s');
@@ -56,13 +57,9 @@ const find = (kind: string, name: string) => {
   return found.doc;
 };
 
-/** Every variable name src/config.ts reads. */
+/** Every variable name the config module reads (each setting's declaration). */
 function configEnvNames(): Set<string> {
-  const source = fs.readFileSync(path.join(ROOT, 'src', 'config.ts'), 'utf8');
-  const names = new Set<string>();
-  for (const m of source.matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)) names.add(m[1]);
-  for (const m of source.matchAll(/integer\(env, '([A-Z][A-Z0-9_]*)'/g)) names.add(m[1]);
-  return names;
+  return new Set(Object.values(SETTINGS).map((setting) => setting.env));
 }
 
 const MODELS: Record<string, string> = {

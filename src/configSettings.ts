@@ -1,0 +1,213 @@
+/**
+ * Every setting of the service, declared once: variable, type, default, bounds,
+ * description and reading. src/config.ts reads them into the Config;
+ * docs/configuration.md is generated from them (npm run docs:config).
+ * Adding a setting is adding one entry here.
+ */
+import path from 'node:path';
+import { DEFAULT_PLANS, parsePlans } from './configPlans';
+import { ConfigError, custom, integer, oneOf } from './configSetting';
+
+const ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
+
+function redisUrl(raw: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`REDIS_URL must be a URL such as redis://localhost:6379, got "${raw}"`);
+  }
+  if (!['redis:', 'rediss:', 'unix:'].includes(parsed.protocol)) {
+    throw new ConfigError(`REDIS_URL must start with redis://, rediss:// or unix://, got "${raw}"`);
+  }
+  return raw;
+}
+
+function clusterNodes(raw: string): { host: string; port: number }[] {
+  if (raw.trim() === '') return [];
+  return raw.split(',').map((entry) => {
+    const match = /^\s*([^\s:]+):(\d{1,5})\s*$/.exec(entry);
+    if (!match || Number(match[2]) > 65535) {
+      throw new ConfigError(
+        `REDIS_CLUSTER_NODES must be host:port,host:port..., got "${entry.trim()}"`,
+      );
+    }
+    return { host: match[1], port: Number(match[2]) };
+  });
+}
+
+export const SETTINGS = {
+  port: integer('PORT', {
+    default: 8080,
+    min: 0,
+    max: 65535,
+    description: 'public HTTP and WebSocket port (0: any free port)',
+  }),
+  host: custom('HOST', {
+    type: 'host',
+    default: '0.0.0.0',
+    bounds: 'an IP address or a host name',
+    description: 'address both ports listen on',
+    whenUnset: '0.0.0.0',
+    read(raw) {
+      if (!/^[A-Za-z0-9._:%-]{1,253}$/.test(raw)) {
+        throw new ConfigError(`HOST must be an IP address or a host name, got "${raw}"`);
+      }
+      return raw;
+    },
+  }),
+  metricsPort: integer('METRICS_PORT', {
+    default: 9464,
+    min: 0,
+    max: 65535,
+    description: 'Prometheus `/metrics` port, never served on `PORT`',
+  }),
+  redisUrl: custom<string | null>('REDIS_URL', {
+    type: 'URL',
+    default: '(unset)',
+    bounds: '`redis://`, `rediss://` or `unix://`',
+    description: 'one Redis; with neither this nor `REDIS_CLUSTER_NODES` the service runs its own',
+    whenUnset: null,
+    read: redisUrl,
+  }),
+  redisClusterNodes: custom('REDIS_CLUSTER_NODES', {
+    type: 'list',
+    default: '(unset)',
+    bounds: '`host:port,host:port,...`',
+    description: 'seeds of a Redis Cluster; excludes `REDIS_URL`',
+    whenUnset: [] as { host: string; port: number }[],
+    read: clusterNodes,
+  }),
+  dataDir: {
+    env: 'RELAY_DATA_DIR',
+    type: 'path',
+    default: '`./data`',
+    bounds: '',
+    description:
+      'data of the embedded redis-server (only when no Redis is named), and the quick start credentials file',
+    // resolved when read, against the working directory of that moment
+    parse: (raw: string | undefined) => path.resolve(raw || './data'),
+  },
+  redisServerBin: custom('REDIS_SERVER_BIN', {
+    type: 'path',
+    default: '`redis-server`',
+    description: 'binary of the embedded mode',
+    whenUnset: 'redis-server',
+    read: (raw) => raw,
+  }),
+  adminToken: custom<string | null>('RELAY_ADMIN_TOKEN', {
+    type: 'string',
+    default: '(unset)',
+    bounds: 'at least 16 characters',
+    description: 'enables the operator API (`/v1/admin`) with this bearer token',
+    whenUnset: null,
+    read(raw) {
+      if (raw.length < 16)
+        throw new ConfigError('RELAY_ADMIN_TOKEN must be at least 16 characters');
+      return raw;
+    },
+  }),
+  plans: custom('RELAY_PLANS', {
+    type: 'JSON',
+    default: '`free` and `paid` (below)',
+    bounds: 'plan name to limits; see Plans',
+    description: 'overrides of the plans, field by field, and new plans',
+    whenUnset: DEFAULT_PLANS,
+    read: parsePlans,
+  }),
+  defaultPlan: custom('RELAY_DEFAULT_PLAN', {
+    type: 'string',
+    default: '`free`',
+    bounds: 'a plan name',
+    description: 'plan of accounts created without one',
+    whenUnset: 'free',
+    read: (raw) => raw,
+  }),
+  logLevel: oneOf('LOG_LEVEL', {
+    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    default: 'info',
+    description:
+      'JSON log lines on stdout at this level and above (`warn` drops per-request lines)',
+  }),
+  wsPingIntervalMs: integer('RELAY_WS_PING_INTERVAL_MS', {
+    default: 30_000,
+    min: 100,
+    max: 3_600_000,
+    unit: 'ms',
+    description: 'WebSocket ping interval; a connection that misses a pong is closed',
+  }),
+  shutdownGraceMs: integer('RELAY_SHUTDOWN_GRACE_MS', {
+    default: 20_000,
+    min: 0,
+    max: 600_000,
+    unit: 'ms',
+    description: 'how long in-flight requests may take to finish after SIGTERM',
+  }),
+  sweepIntervalMs: integer('RELAY_SWEEP_INTERVAL_MS', {
+    default: 200,
+    min: 10,
+    max: 60_000,
+    unit: 'ms',
+    description: 'how often each pod looks for due delays, leases, expiries',
+  }),
+  rateLimitPerSecond: integer('RELAY_RATE_LIMIT_PER_SECOND', {
+    default: 0,
+    min: 0,
+    max: 1_000_000,
+    description: 'requests per second per token; 0 turns rate limiting off',
+  }),
+  rateLimitBurst: integer('RELAY_RATE_LIMIT_BURST', {
+    default: 0,
+    min: 0,
+    max: 1_000_000,
+    description: 'requests a token may make at once beyond the rate',
+  }),
+  maxWsConnectionsPerToken: integer('RELAY_MAX_WS_CONNECTIONS_PER_TOKEN', {
+    default: 100,
+    min: 1,
+    max: 1_000_000,
+    description: 'open WebSocket connections per token',
+  }),
+  sessionTtlSeconds: integer('RELAY_SESSION_TTL_SECONDS', {
+    default: 8 * 3600,
+    min: 1,
+    max: 30 * 86_400,
+    unit: 's',
+    description: 'lifetime of a dashboard session',
+  }),
+  authCacheMs: integer('RELAY_AUTH_CACHE_MS', {
+    default: 0,
+    min: 0,
+    max: 60_000,
+    unit: 'ms',
+    description:
+      "how long a pod may reuse a token lookup; 0 reads it on every request. This pod's own revocations and plan changes apply at once, another pod's within this time",
+  }),
+  gaugeIntervalMs: integer('RELAY_GAUGE_INTERVAL_MS', {
+    default: 1000,
+    min: 50,
+    max: 60_000,
+    unit: 'ms',
+    description:
+      'how often a pod folds the accounts it changed into the service-wide backlog gauges on `/metrics` (their freshness)',
+  }),
+  metricsAccounts: custom('RELAY_METRICS_ACCOUNTS', {
+    type: 'list',
+    default: '(unset)',
+    bounds: 'account ids separated by commas',
+    description:
+      'accounts whose channels get per-channel series on `/metrics` (`relayq_channel_*`); each scrape reads their channels',
+    whenUnset: Object.freeze([]) as readonly string[],
+    read(raw) {
+      const ids = raw.split(',').map((s) => s.trim());
+      for (const id of ids) {
+        if (!ID.test(id)) {
+          throw new ConfigError(
+            `RELAY_METRICS_ACCOUNTS must be account ids separated by commas, got "${id}"`,
+          );
+        }
+      }
+      return Object.freeze([...new Set(ids)]);
+    },
+  }),
+};
