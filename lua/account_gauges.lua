@@ -42,16 +42,8 @@ for i = 1, n do
   if dead_letter_channels[ARGV[1 + i]] then
     dead_letter = dead_letter + redis.call('HLEN', ch.m)
   end
-  local first = redis.call('ZRANGE', ch.x, 0, 0)
-  if first[1] then
-    local rec = redis.call('HGET', ch.m, first[1])
-    if rec then
-      local _, _, rest = record_head(rec)
-      local _, ts = record_fields(rec, rest)
-      ts = tonumber(ts)
-      if oldest == false or ts < oldest then oldest = ts end
-    end
-  end
+  local ts = oldest_sent_ms(ch)
+  if ts and (oldest == false or ts < oldest) then oldest = ts end
 end
 local storage = tonumber(redis.call('HGET', k.account, 'storage_bytes') or '0')
 return { version, queued, delayed, in_flight, dead_letter, storage, n, oldest }

@@ -18,16 +18,7 @@ local now = now_ms()
 local queued = redis.call('ZCOUNT', ch.q, '-inf', now) + redis.call('ZCOUNT', ch.f, '-inf', now)
 local delayed = redis.call('ZCOUNT', ch.q, '(' .. now, '+inf')
 local in_flight = redis.call('ZCOUNT', ch.f, '(' .. now, '+inf')
-local oldest = false
-local first = redis.call('ZRANGE', ch.x, 0, 0)
-if first[1] then
-  local rec = redis.call('HGET', ch.m, first[1])
-  if rec then
-    local _, _, rest = record_head(rec)
-    local _, ts = record_fields(rec, rest)
-    oldest = tonumber(ts)
-  end
-end
+local oldest = oldest_sent_ms(ch)
 local storage = tonumber(redis.call('HGET', k.usage, ARGV[1]) or '0')
 local expiring = redis.call('ZCOUNT', ch.x, '-inf', now + 3600000)
 return { queued, delayed, in_flight, storage, oldest, cfg, expiring, now }

@@ -42,6 +42,17 @@ local function record_fields(rec, rest)
   return string.match(rec, '^([^|]*)|(%d+)|(%d+)|(%d+)|([^|]*)|(%d+)|([^|]*)|([^|]*)|()', rest)
 end
 
+-- Send time (ms) of the channel's oldest message (the first to expire), or false when empty.
+local function oldest_sent_ms(ch)
+  local first = redis.call('ZRANGE', ch.x, 0, 0)
+  if not first[1] then return false end
+  local rec = redis.call('HGET', ch.m, first[1])
+  if not rec then return false end
+  local _, _, rest = record_head(rec)
+  local _, ts = record_fields(rec, rest)
+  return tonumber(ts)
+end
+
 local function record_with_lease(rec, rest, attempts, nonce)
   return attempts .. '|' .. nonce .. '|' .. string.sub(rec, rest)
 end
