@@ -15,14 +15,13 @@ import type { HttpDeps } from './http/context';
 import { errorHandler, unknownRoute } from './http/errorHandler';
 import { healthRouter } from './http/health';
 import { messagesRouter } from './http/messages';
-import { RateLimiter } from './http/rateLimit';
+import { AccountLimits } from './limits/accountLimits';
 import { requestLog } from './http/requestLog';
 import { sessionRouter } from './http/session';
 import { Metrics } from './metrics';
 import { PlanResolver } from './plans';
 import { EventHub } from './store/events';
 import { createStore } from './store/index';
-import { createRateWindows } from './store/rateLimits';
 import { duplicateForSubscriber, connectRedis, type RedisClient } from './store/redis';
 import { loadScripts } from './store/scripts';
 import { Sweeper } from './store/sweeper';
@@ -68,11 +67,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     logger,
     metrics,
     waiters,
-    rateLimiter: new RateLimiter(
-      config.rateLimitPerSecond,
-      config.rateLimitBurst,
-      createRateWindows(context),
-    ),
+    limits: new AccountLimits(store.limits, logger, config.adminRateLimitPerSecond ?? 0),
     isShuttingDown: () => shuttingDown,
   };
 
@@ -120,6 +115,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
       shuttingDown = true;
       waiters.releaseAll();
       await sweeper.stop();
+      deps.limits.stop();
       subscriber.disconnect();
     },
   };

@@ -13,6 +13,7 @@ export const SCRIPT_KEY_COUNTS = {
   pull: 18,
   ack: 18,
   extend: 12,
+  release: 12,
   sweep_channel: 18,
   due_channels: 6,
   claim_due_accounts: 1,
@@ -32,7 +33,10 @@ export const SCRIPT_KEY_COUNTS = {
   channel_delete: 12,
   dead_letter_sources: 12,
   redrive: 18,
-  rate_limit: 1,
+  rate_limit: 2,
+  holder_acquire: 1,
+  holder_release: 1,
+  holder_refresh: 1,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;
