@@ -86,7 +86,10 @@ test('WebSocket connections per token are limited: 429 with Retry-After before t
   expect(refused.status).toBe(429);
   expect(refused.headers['retry-after']).toBe('5');
   expect(refused.body).toEqual(
-    err(429, 'this token already has 2 WebSocket connections on this server'),
+    err(
+      429,
+      'this token already has 2 WebSocket connections on this server (RELAY_MAX_WS_CONNECTIONS_PER_TOKEN)',
+    ),
   );
   // Another token of the same account has its own allowance.
   const other = await accountWithToken(app, 'acme');
