@@ -175,8 +175,12 @@ export function parsePlans(
     if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) {
       throw new ConfigError(`RELAY_PLANS.${name} must be an object of limits`);
     }
-    const { max_storage_bytes: _s, max_channels: _c, retention_seconds: _r, ...optional } =
-      DEFAULTS.free;
+    const {
+      max_storage_bytes: _s,
+      max_channels: _c,
+      retention_seconds: _r,
+      ...optional
+    } = DEFAULTS.free;
     const base: Partial<Plan> = DEFAULTS[name] ? { ...DEFAULTS[name] } : { ...optional };
     for (const [field, value] of Object.entries(overrides as Record<string, unknown>)) {
       if (!PLAN_FIELDS.includes(field as keyof Plan)) {
