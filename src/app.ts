@@ -15,7 +15,7 @@ import type { HttpDeps } from './http/context';
 import { errorHandler, unknownRoute } from './http/errorHandler';
 import { healthRouter } from './http/health';
 import { messagesRouter } from './http/messages';
-import { RateLimiter } from './http/rateLimit';
+import { AccountLimits } from './limits/accountLimits';
 import { requestLog } from './http/requestLog';
 import { sessionRouter } from './http/session';
 import { registerBacklogMetrics } from './backlogMetrics';
@@ -24,7 +24,6 @@ import { PlanResolver } from './plans';
 import { EventHub } from './store/events';
 import { BacklogGauges } from './store/gauges';
 import { createStore } from './store/index';
-import { createRateWindows } from './store/rateLimits';
 import { duplicateForSubscriber, connectRedis, type RedisClient } from './store/redis';
 import { loadScripts } from './store/scripts';
 import { Sweeper } from './store/sweeper';
@@ -78,11 +77,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     logger,
     metrics,
     waiters,
-    rateLimiter: new RateLimiter(
-      config.rateLimitPerSecond,
-      config.rateLimitBurst,
-      createRateWindows(context),
-    ),
+    limits: new AccountLimits(store.limits, logger, config.adminRateLimitPerSecond ?? 0),
     isShuttingDown: () => shuttingDown,
   };
 
@@ -133,6 +128,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
       waiters.releaseAll();
       await sweeper.stop();
       await gauges.stop();
+      deps.limits.stop();
       subscriber.disconnect();
     },
   };

@@ -5,9 +5,11 @@
  */
 import { SETTINGS } from './configSettings';
 import { ConfigError } from './configSetting';
+import { parsePlans, type Plans } from './configPlans';
 
 export { ConfigError } from './configSetting';
 export { DEFAULT_PLANS, parsePlans, type Plan, type Plans } from './configPlans';
+export { trustProxy } from './configSettings';
 
 export interface RedisTarget {
   /** redis:// or rediss:// URL of one Redis; null with clusterNodes or the embedded default. */
@@ -20,7 +22,8 @@ type Settings = typeof SETTINGS;
 type SettingValues = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
 
 /** Every setting by its name in SETTINGS, with the Redis target gathered in `redis`. */
-export type Config = Omit<SettingValues, 'redisUrl' | 'redisClusterNodes'> & {
+export type Config = Omit<SettingValues, 'redisUrl' | 'redisClusterNodes' | 'plans'> & {
+  plans: Plans;
   redis: RedisTarget;
   /** True when no Redis was named: the service runs its own redis-server child. */
   embeddedRedis: boolean;
@@ -33,7 +36,14 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   for (const [name, setting] of Object.entries(SETTINGS)) {
     values[name] = setting.parse(env[setting.env]);
   }
-  const { redisUrl, redisClusterNodes, ...rest } = values as SettingValues;
+  const { redisUrl, redisClusterNodes, plans: plansJson, ...settings } = values as SettingValues;
+  const rest = {
+    ...settings,
+    plans: parsePlans(plansJson, {
+      rate_limit_per_second: settings.rateLimitPerSecond,
+      rate_limit_burst: settings.rateLimitBurst,
+    }),
+  };
   if (redisUrl && redisClusterNodes.length > 0) {
     throw new ConfigError('set either REDIS_URL or REDIS_CLUSTER_NODES, not both');
   }

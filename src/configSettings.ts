@@ -5,7 +5,7 @@
  * Adding a setting is adding one entry here.
  */
 import path from 'node:path';
-import { DEFAULT_PLANS, parsePlans } from './configPlans';
+import { parsePlans } from './configPlans';
 import { ConfigError, custom, integer, oneOf } from './configSetting';
 
 const ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
@@ -34,6 +34,27 @@ function clusterNodes(raw: string): { host: string; port: number }[] {
     }
     return { host: match[1], port: Number(match[2]) };
   });
+}
+
+/**
+ * RELAY_TRUST_PROXY: "false": X-Forwarded-* is ignored; "true": every proxy is
+ * believed; a number: that many hops; else a comma-separated list of
+ * addresses, CIDRs or Express's names (loopback, linklocal, uniquelocal).
+ */
+export function trustProxy(raw: string): boolean | number | string[] {
+  const value = raw.trim();
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((e) => e.trim());
+  for (const entry of entries) {
+    if (!/^(loopback|linklocal|uniquelocal|[0-9A-Fa-f.:]+(\/\d{1,3})?)$/.test(entry)) {
+      throw new ConfigError(
+        `RELAY_TRUST_PROXY must be true, a hop count, or addresses/CIDRs separated by commas; "${entry}" is none`,
+      );
+    }
+  }
+  return entries;
 }
 
 export const SETTINGS = {
@@ -107,13 +128,17 @@ export const SETTINGS = {
       return raw;
     },
   }),
-  plans: custom('RELAY_PLANS', {
+  // parsed in config.ts, where RELAY_RATE_LIMIT_* give the rates of plans that set none
+  plans: custom<string | undefined>('RELAY_PLANS', {
     type: 'JSON',
     default: '`free` and `paid` (below)',
     bounds: 'plan name to limits; see Plans',
     description: 'overrides of the plans, field by field, and new plans',
-    whenUnset: DEFAULT_PLANS,
-    read: parsePlans,
+    whenUnset: undefined,
+    read(raw) {
+      parsePlans(raw);
+      return raw;
+    },
   }),
   defaultPlan: custom('RELAY_DEFAULT_PLAN', {
     type: 'string',
@@ -154,19 +179,37 @@ export const SETTINGS = {
     default: 0,
     min: 0,
     max: 1_000_000,
-    description: 'requests per second per token; 0 turns rate limiting off',
+    description:
+      "requests per second of an account whose plan sets no `rate_limit_per_second`; 0: unlimited",
   }),
   rateLimitBurst: integer('RELAY_RATE_LIMIT_BURST', {
     default: 0,
     min: 0,
     max: 1_000_000,
-    description: 'requests a token may make at once beyond the rate',
+    description:
+      "burst of an account whose plan sets no `rate_limit_burst`; 0: one second's worth",
   }),
   maxWsConnectionsPerToken: integer('RELAY_MAX_WS_CONNECTIONS_PER_TOKEN', {
-    default: 100,
+    default: 10_000,
     min: 1,
     max: 1_000_000,
-    description: 'open WebSocket connections per token',
+    description:
+      "open WebSocket connections per token on one pod (the account's cap across pods is the plan's `max_websocket_connections`)",
+  }),
+  adminRateLimitPerSecond: integer('RELAY_ADMIN_RATE_LIMIT_PER_SECOND', {
+    default: 100,
+    min: 0,
+    max: 1_000_000,
+    description: 'operator API (`/v1/admin`) requests per second on each pod; 0: unlimited',
+  }),
+  trustProxy: custom<boolean | number | string[]>('RELAY_TRUST_PROXY', {
+    type: 'trust',
+    default: '(unset: `false`)',
+    bounds: '`true`, a hop count, or addresses/CIDRs separated by commas',
+    description:
+      "which proxies' `X-Forwarded-*` headers to believe (Express's `trust proxy`): client scheme for the session cookie's `Secure` and the Origin check, logged client addresses, rate limiting; unset: ignored everywhere",
+    whenUnset: false,
+    read: trustProxy,
   }),
   sessionTtlSeconds: integer('RELAY_SESSION_TTL_SECONDS', {
     default: 8 * 3600,

@@ -6,7 +6,16 @@
 import client from 'prom-client';
 
 export type MessageEvent =
-  'sent' | 'pulled' | 'acked' | 'requeued' | 'retried' | 'dead_lettered' | 'discarded' | 'expired';
+  | 'sent'
+  | 'pulled'
+  | 'acked'
+  | 'requeued'
+  | 'retried'
+  | 'dead_lettered'
+  | 'discarded'
+  | 'expired'
+  /** leases given back because the client left before its pull was answered */
+  | 'released';
 
 export class Metrics {
   readonly registry = new client.Registry();

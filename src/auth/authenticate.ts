@@ -20,6 +20,10 @@ export interface AuthContext {
   expiresMs: number | null;
   plan: string;
   limits: PlanLimits;
+  /** the token's own request rate (below the account's), if it has one */
+  tokenRatePerSecond: number | null;
+  /** a dashboard session's sign-in token: its revocation ends the session */
+  parentTokenId: string | null;
 }
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
@@ -66,6 +70,8 @@ export async function authenticate(
     expiresMs: token.expires_ms,
     plan,
     limits: plans.limits(plan),
+    tokenRatePerSecond: token.rate_limit_per_second ?? null,
+    parentTokenId: token.parent_id ?? null,
   };
 }
 

@@ -18,6 +18,7 @@ export function accountRouter(deps: HttpDeps): Router {
   const owner = async (header: string | undefined) => {
     const auth = await authenticate(header, store.accounts, plans);
     checkOwner(auth);
+    await deps.limits.enforce(auth);
     return auth;
   };
 
@@ -42,7 +43,7 @@ export function accountRouter(deps: HttpDeps): Router {
     post: async (req) => {
       const auth = await owner(req.headers.authorization);
       const input = validateTokenCreate(objectBody(req.body));
-      return issueToken(store.accounts, auth.accountId, input);
+      return issueToken(store.accounts, auth.accountId, input, auth.limits.max_tokens);
     },
   });
 

@@ -36,7 +36,10 @@ export async function issueToken(
     role?: 'relay' | 'owner';
     kind?: 'session';
     parent_id?: string;
+    rate_limit_per_second?: number;
   },
+  /** the plan's max_tokens; 0 (dashboard sessions) is not checked */
+  maxTokens = 0,
 ): Promise<Omit<TokenRecord, 'hash'> & { token: string }> {
   const id = newTokenId();
   const secret = newSecret();
@@ -50,8 +53,9 @@ export async function issueToken(
     role: input.role ?? 'relay',
     hash: hashSecret(secret),
     ...(input.kind ? { kind: input.kind, parent_id: input.parent_id } : {}),
+    ...(input.rate_limit_per_second ? { rate_limit_per_second: input.rate_limit_per_second } : {}),
   };
-  await accounts.createToken(accountId, record);
+  await accounts.createToken(accountId, record, maxTokens);
   return { ...publicToken(record), token: formatToken(accountId, id, secret) };
 }
 
@@ -77,6 +81,7 @@ export function adminRouter(deps: HttpDeps, adminToken: string): Router {
 
   /** Admin token: go on. A valid relay token: 403. Anything else: 401. */
   router.use('/v1/admin', async (req, _res, next) => {
+    deps.limits.enforceOperator();
     const token = bearerToken(req.headers.authorization);
     if (safeEqual(token, adminToken)) return next();
     let isRelayToken = false;
@@ -125,7 +130,9 @@ export function adminRouter(deps: HttpDeps, adminToken: string): Router {
     post: async (req) => {
       const id = accountParam(req);
       const input = validateTokenCreate(objectBody(req.body));
-      const issued = await issueToken(accounts, id, input);
+      const account = await accounts.get(id);
+      if (!account) throw notFound(`account ${id} does not exist`);
+      const issued = await issueToken(accounts, id, input, plans.limits(account.plan).max_tokens);
       const { token, name, channels, expires_ms } = issued;
       return { id: issued.id, token, name, channels, expires_ms };
     },

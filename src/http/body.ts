@@ -64,17 +64,37 @@ export function objectBody(buffer: unknown): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** Maps body-parser's errors (size, encoding, aborted) to envelope errors. */
-export function bodyParserError(err: unknown): AppError | null {
-  const e = err as { type?: string; status?: number };
-  if (!e || typeof e.type !== 'string') return null;
+/** The Content-Encodings a body may come in (body-parser inflates them while reading). */
+export const BODY_ENCODINGS = ['identity', 'gzip', 'deflate', 'br'];
+
+/**
+ * Maps body-parser's errors (size, encoding, aborted) to envelope errors.
+ * `contentEncoding` is the request's, to name what failed to decompress.
+ */
+export function bodyParserError(err: unknown, contentEncoding?: string): AppError | null {
+  const e = err as { type?: string; status?: number; code?: unknown; errno?: unknown };
+  if (!e || typeof e !== 'object') return null;
+  const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
+  // zlib's errors (Z_DATA_ERROR, Z_BUF_ERROR, brotli's ERR__ERROR_*), passed on as 400s
+  if (typeof e.type !== 'string' && typeof e.errno === 'number' && typeof e.code === 'string') {
+    if (BODY_ENCODINGS.includes(encoding) && encoding !== 'identity') {
+      return badRequest(`request body is not valid ${encoding} data`);
+    }
+    return null;
+  }
+  if (typeof e.type !== 'string') return null;
   switch (e.type) {
     case 'entity.too.large':
+      // (for a compressed body, counted while inflating: a bomb stops at the limit)
       return new AppError(
         'PAYLOAD_TOO_LARGE',
-        `request body is over the ${LIMITS.maxRequestBytes}-byte limit`,
+        `request body is over the ${LIMITS.maxRequestBytes}-byte limit${encoding === 'identity' ? '' : ' once decompressed'}`,
       );
     case 'encoding.unsupported':
+      return new AppError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Content-Encoding ${JSON.stringify(encoding.slice(0, 100))} is not supported; use ${BODY_ENCODINGS.join(', ')}`,
+      );
     case 'charset.unsupported':
       return badRequest(
         'request body encoding is not supported; send plain or gzip-encoded UTF-8 JSON',

@@ -28,7 +28,7 @@ export function channelsRouter(deps: HttpDeps): Router {
   const { store, plans } = deps;
   const auth = async (header: string | undefined) => {
     const caller = await authenticate(header, store.accounts, plans);
-    await deps.rateLimiter.enforce(caller.accountId, caller.tokenId);
+    await deps.limits.enforce(caller);
     return caller;
   };
 

@@ -5,7 +5,7 @@ import type { Metrics } from '../metrics';
 import type { PlanResolver } from '../plans';
 import type { Store } from '../store/types';
 import type { ChannelWaiters } from '../store/waiters';
-import type { RateLimiter } from './rateLimit';
+import type { AccountLimits } from '../limits/accountLimits';
 
 export interface HttpDeps {
   config: Readonly<Config>;
@@ -14,8 +14,8 @@ export interface HttpDeps {
   logger: Logger;
   metrics: Metrics;
   waiters: ChannelWaiters;
-  /** per-token request rate, checked right after authentication */
-  rateLimiter: RateLimiter;
+  /** the account limits (rate, concurrent WebSockets and long polls), counted in one place */
+  limits: AccountLimits;
   /** true once the app is shutting down: readiness fails */
   isShuttingDown: () => boolean;
 }

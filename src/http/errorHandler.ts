@@ -13,7 +13,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     let appError: unknown = err;
     if (!(err instanceof AppError)) {
-      const fromBody = bodyParserError(err);
+      const fromBody = bodyParserError(err, req.headers['content-encoding']);
       if (fromBody) appError = fromBody;
       else if (err instanceof URIError || (err as { status?: number })?.status === 400) {
         appError = new AppError('BAD_REQUEST', 'request path is not valid percent-encoding');

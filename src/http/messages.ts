@@ -2,7 +2,7 @@
 import crypto from 'node:crypto';
 import { Router, type Request } from 'express';
 import { authenticate, checkChannelScope, type AuthContext } from '../auth/authenticate';
-import { AppError, badRequest } from '../errors';
+import { AppError, badRequest, unauthorized } from '../errors';
 import { describeIdRule, isValidId } from '../schemas/ids';
 import {
   LIMITS,
@@ -71,12 +71,27 @@ export function messagesRouter(deps: HttpDeps): Router {
   const { store, plans } = deps;
 
   /** Authenticates, checks the channel id and the token's scope. */
-  async function channelRequest(req: Request): Promise<{ auth: AuthContext; channel: string }> {
+  async function channelCaller(req: Request): Promise<{ auth: AuthContext; channel: string }> {
     const auth = await authenticate(req.headers.authorization, store.accounts, plans);
-    await deps.rateLimiter.enforce(auth.accountId, auth.tokenId);
     const channel = channelParam(req);
     checkChannelScope(auth, channel);
     return { auth, channel };
+  }
+
+  /** channelCaller, then counts the request against the account's limits. */
+  async function channelRequest(req: Request): Promise<{ auth: AuthContext; channel: string }> {
+    const caller = await channelCaller(req);
+    await deps.limits.enforce(caller.auth);
+    return caller;
+  }
+
+  /** Gives back the leases of a pull whose client left before the answer was written. */
+  async function releaseUnanswered(account: string, channel: string, result: PullResult) {
+    const leaseIds = result.messages.map(
+      (json) => (JSON.parse(json) as { lease_id: string }).lease_id,
+    );
+    result.messages = [];
+    await store.queue.release(account, channel, leaseIds);
   }
 
   const pullJson = (r: PullResult) =>
@@ -114,29 +129,47 @@ export function messagesRouter(deps: HttpDeps): Router {
         visibilityTimeoutMs: input.visibility_timeout_ms ?? null,
         batchSize: input.batch_size ?? LIMITS.defaultPullBatch,
       };
-      const pull = () => store.queue.pull(auth.accountId, channel, auth.limits, options);
-      const waitMs = input.wait_ms ?? 0;
-      if (waitMs === 0) return pullJson(await pull());
       const gone = new AbortController();
       res.on('close', () => gone.abort());
       // A client that has left (even while the request was authenticated) leases nothing.
       if (res.closed) gone.abort();
-      let woken = false;
-      const result = await deps.waiters.waitFor(
-        auth.accountId,
-        channel,
-        waitMs,
-        gone.signal,
-        async () => {
-          if (gone.signal.aborted) return { done: true, value: { backlogCount: 0, messages: [] } };
-          // A wait can outlive its token (revoked, expired): check it again before leasing.
-          if (woken) await channelRequest(req);
-          woken = true;
-          const r = await pull();
-          return { done: r.messages.length > 0, value: r };
-        },
-      );
-      return pullJson(result);
+      const pull = async (): Promise<PullResult> => {
+        if (gone.signal.aborted) return { backlogCount: 0, messages: [] };
+        const result = await store.queue.pull(auth.accountId, channel, auth.limits, options);
+        // Leases whose answer cannot be written any more go back at once, not counted.
+        if (gone.signal.aborted) await releaseUnanswered(auth.accountId, channel, result);
+        return result;
+      };
+      const waitMs = input.wait_ms ?? 0;
+      if (waitMs === 0) return pullJson(await pull());
+      const release = await deps.limits.holdLongPoll(auth.accountId, auth.limits);
+      try {
+        const result = await deps.waiters.waitFor(
+          auth.accountId,
+          channel,
+          auth,
+          waitMs,
+          gone.signal,
+          async (reason) => {
+            // Woken for a message, the caller was already authenticated on arrival; a
+            // revocation or account deletion wakes it to check again. Expiry needs no Redis.
+            if (reason === 'recheck') await channelCaller(req);
+            else if (auth.expiresMs !== null && auth.expiresMs <= Date.now())
+              throw unauthorized(
+                auth.session ? 'session has expired; sign in again' : 'token has expired',
+              );
+            const r = await pull();
+            return {
+              done: r.messages.length > 0,
+              value: r,
+              more: r.messages.length >= options.batchSize,
+            };
+          },
+        );
+        return pullJson(result);
+      } finally {
+        release();
+      }
     },
   });
 

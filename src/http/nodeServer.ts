@@ -42,24 +42,44 @@ function refusal(err: NodeJS.ErrnoException, limits: ServerLimits): [number, str
   }
 }
 
-/** Answers a request Node refused with the envelope (when nothing was written yet), then closes. */
-function onClientError(limits: ServerLimits) {
+function writeRefusal(socket: Duplex, err: NodeJS.ErrnoException, limits: ServerLimits): void {
+  const [status, message] = refusal(err, limits);
+  const json = JSON.stringify({
+    success: false,
+    errors: [{ code: status, message }],
+    messages: [],
+    result: null,
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${REASONS[status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(json)}\r\n` +
+      'Connection: close\r\n\r\n' +
+      json,
+  );
+}
+
+/**
+ * Answers a request Node refused with the envelope, then closes. Bytes that
+ * cannot be parsed may follow a complete request on the same connection
+ * (pipelining): Node reports them while that request is still being handled.
+ * That request is then answered normally first, and the refusal after it, so a
+ * request is never executed yet answered with an error.
+ */
+function onClientError(limits: ServerLimits, inFlight: WeakMap<Duplex, http.ServerResponse>) {
   return (err: NodeJS.ErrnoException, socket: Duplex & { bytesWritten?: number }) => {
+    const pending = inFlight.get(socket);
+    if (pending && !pending.writableFinished && err.code !== 'ECONNRESET') {
+      const after = () => {
+        if (socket.writable) writeRefusal(socket, err, limits);
+        socket.destroy();
+      };
+      pending.once('finish', after);
+      pending.once('close', after);
+      return;
+    }
     if (err.code !== 'ECONNRESET' && socket.writable && !socket.bytesWritten) {
-      const [status, message] = refusal(err, limits);
-      const json = JSON.stringify({
-        success: false,
-        errors: [{ code: status, message }],
-        messages: [],
-        result: null,
-      });
-      socket.end(
-        `HTTP/1.1 ${status} ${REASONS[status]}\r\n` +
-          'Content-Type: application/json; charset=utf-8\r\n' +
-          `Content-Length: ${Buffer.byteLength(json)}\r\n` +
-          'Connection: close\r\n\r\n' +
-          json,
-      );
+      writeRefusal(socket, err, limits);
     }
     socket.destroy();
   };
@@ -70,6 +90,8 @@ export function createApiServer(
   overrides: Partial<ServerLimits> = {},
 ): http.Server {
   const limits = { ...SERVER_LIMITS, ...overrides };
+  /** each connection's request being handled, if any */
+  const inFlight = new WeakMap<Duplex, http.ServerResponse>();
   const server = http.createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -77,9 +99,15 @@ export function createApiServer(
       connectionsCheckingInterval: limits.checkIntervalMs,
       maxHeaderSize: limits.maxHeaderBytes,
     },
-    handler,
+    (req, res) => {
+      inFlight.set(req.socket, res);
+      res.once('close', () => {
+        if (inFlight.get(req.socket) === res) inFlight.delete(req.socket);
+      });
+      handler(req, res);
+    },
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  server.on('clientError', onClientError(limits));
+  server.on('clientError', onClientError(limits, inFlight));
   return server;
 }

@@ -48,6 +48,7 @@ export function sessionRouter(deps: HttpDeps): Router {
         throw err;
       }
       if (auth.role !== 'owner' || auth.session) throw unauthorized(WRONG_TOKEN);
+      await deps.limits.enforce(auth);
       const ttl = config.sessionTtlSeconds;
       const issued = await issueToken(store.accounts, auth.accountId, {
         name: 'dashboard session',

@@ -178,10 +178,12 @@ export const validateTokenCreate = compile<{
   channels?: string[];
   expires_in_seconds?: number;
   role?: 'relay' | 'owner';
+  rate_limit_per_second?: number;
 }>({
   type: 'object',
   additionalProperties: false,
   properties: {
+    rate_limit_per_second: { type: 'integer', minimum: 1, maximum: 1_000_000 },
     name: { type: 'string', minLength: 1, maxLength: 128 },
     channels: { type: 'array', minItems: 1, maxItems: 100, items: channelId },
     expires_in_seconds: { type: 'integer', minimum: 1, maximum: 10 * 365 * 86_400 },

@@ -1,5 +1,5 @@
 /** Accounts and their tokens. Token secrets never reach Redis: only their sha256. */
-import { AppError, notFound } from '../errors';
+import { AppError, forbidden, notFound } from '../errors';
 import type { StoreContext } from './context';
 import { accountKeyList, channelKeyList, systemKeys } from './keys';
 import { scriptFailure } from './storeErrors';
@@ -97,10 +97,20 @@ export function createAccountStore(ctx: StoreContext, authCacheMs = 0): AccountS
       await ctx.redis.zrem(systemKeys.due, id);
     },
 
-    async createToken(account, token: TokenRecord) {
+    async createToken(account, token: TokenRecord, maxTokens) {
       try {
-        await ctx.call('token_create', accountKeyList(account), [token.id, JSON.stringify(token)]);
+        await ctx.call('token_create', accountKeyList(account), [
+          token.id,
+          JSON.stringify(token),
+          maxTokens,
+        ]);
       } catch (err) {
+        const failure = scriptFailure(err);
+        if (failure?.code === 'TOKEN_LIMIT') {
+          throw forbidden(
+            `token limit reached: the plan allows at most ${failure.detail} tokens per account (max_tokens); revoke one first`,
+          );
+        }
         throw mapAccountErrors(err, account);
       }
     },

@@ -2,7 +2,8 @@
  * Account events over Redis sharded pub/sub (SSUBSCRIBE), fanned out to this
  * pod's local listeners. One Redis subscription per account with local
  * listeners, dropped when the last one leaves. Scripts publish:
- *   'n <channel>'  messages became available on a channel
+ *   'n <channel>'  messages became available on a channel ('n <channel> <count>':
+ *                  that many; long-poll waiters wake only as many)
  *   'r <token id>' a token was revoked
  *   'a'            the account was deleted
  * Events published while this pod's subscriber connection is down are lost, so
@@ -14,7 +15,8 @@ import { accountKeys, accountOfEventsKey } from './keys';
 import type { RedisClient } from './redis';
 
 export type AccountEvent =
-  | { kind: 'new_message'; channel: string }
+  /** count: how many messages became available, when the publisher knew */
+  | { kind: 'new_message'; channel: string; count?: number }
   | { kind: 'token_revoked'; tokenId: string }
   | { kind: 'account_deleted' }
   /** the subscription is back after a lost connection; events may have been missed */
@@ -23,7 +25,13 @@ export type AccountEvent =
 export type AccountListener = (event: AccountEvent) => void;
 
 export function parseEvent(payload: string): AccountEvent | null {
-  if (payload.startsWith('n ')) return { kind: 'new_message', channel: payload.slice(2) };
+  if (payload.startsWith('n ')) {
+    const [channel, count] = payload.slice(2).split(' ');
+    const n = Number(count);
+    return count !== undefined && Number.isInteger(n) && n > 0
+      ? { kind: 'new_message', channel, count: n }
+      : { kind: 'new_message', channel };
+  }
   if (payload.startsWith('r ')) return { kind: 'token_revoked', tokenId: payload.slice(2) };
   if (payload === 'a') return { kind: 'account_deleted' };
   return null;

@@ -3,6 +3,7 @@ import type { Metrics } from '../metrics';
 import { createAccountStore } from './accounts';
 import { createChannelStore } from './channels';
 import { StoreContext } from './context';
+import { createLimitStore } from './limits';
 import { createQueueStore } from './queue';
 import type { RedisClient } from './redis';
 import { defineScripts } from './scripts';
@@ -18,6 +19,7 @@ export function createStore(
     queue: createQueueStore(context),
     channels: createChannelStore(context),
     accounts: createAccountStore(context, authCacheMs),
+    limits: createLimitStore(context),
     async ping() {
       try {
         return (await redis.ping()) === 'PONG';

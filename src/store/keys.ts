@@ -76,9 +76,22 @@ export const systemKeys = {
   gaugeOldest: `${PREFIX}:${SYSTEM_TAG}:gauge_oldest`,
 };
 
-/** A token's request counter for rate limiting (expires with its window). */
+/** A token's request counter for its own rate limit (expires with its window). */
 export function rateLimitKey(accountId: string, tokenId: string): string {
   return `${PREFIX}:{${accountId}}:rate:${tokenId}`;
+}
+
+/** The account's request counter for the plan's rate limit (expires with its window). */
+export function accountRateKey(accountId: string): string {
+  return `${PREFIX}:{${accountId}}:rate`;
+}
+
+/** What an account's concurrent holders hold: open WebSockets or long-poll waits. */
+export type HolderKind = 'ws' | 'lp';
+
+/** zset of an account's holders of one kind, scored by the end of each one's lease. */
+export function holdersKey(accountId: string, kind: HolderKind): string {
+  return `${PREFIX}:{${accountId}}:holders:${kind}`;
 }
 
 /** The pattern that matches every key of one account (used by tests and audits). */

@@ -152,5 +152,16 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
       await ctx.lowerDue(account, lowered);
       return extended;
     },
+
+    async release(account, channel, leaseIds) {
+      if (leaseIds.length === 0) return 0;
+      const released = await ctx.call<number>(
+        'release',
+        [...accountKeyList(account), ...channelKeyList(account, channel)],
+        [channel, ...leaseIds],
+      );
+      ctx.metrics.count('released', Number(released));
+      return Number(released);
+    },
   };
 }

@@ -32,6 +32,7 @@ export const SCRIPT_ERROR_CODES = [
   'MESSAGE_TOO_LARGE',
   'STALE_CONFIG',
   'STORAGE_LIMIT',
+  'TOKEN_LIMIT',
   'TOKEN_NOT_FOUND',
 ] as const;
 

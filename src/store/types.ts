@@ -1,9 +1,19 @@
 /** The store's interface: what HTTP and WebSocket code may ask of the queue state. */
+import type { LimitStore } from './limits';
 
 export interface PlanLimits {
   max_storage_bytes: number;
   max_channels: number;
   retention_seconds: number;
+  /** requests per second of the whole account, across pods and tokens; 0: unlimited */
+  rate_limit_per_second: number;
+  /** requests at once before the rate applies; 0: one second's worth */
+  rate_limit_burst: number;
+  max_tokens: number;
+  /** open WebSockets of the account, across pods */
+  max_websocket_connections: number;
+  /** concurrent long-poll waits of the account, across pods */
+  max_long_polls: number;
 }
 
 export interface NewMessage {
@@ -100,6 +110,8 @@ export interface TokenRecord {
   kind?: 'session';
   /** a session's sign-in token: the session ends when that token is revoked or expires */
   parent_id?: string;
+  /** this token's own request rate, below the account's (requests per second) */
+  rate_limit_per_second?: number;
 }
 
 export interface AuthLookup {
@@ -134,6 +146,8 @@ export interface QueueStore {
     /** null: the channel's visibility_timeout_ms setting, else the service default */
     visibilityTimeoutMs: number | null,
   ): Promise<number>;
+  /** Gives back leases whose pull was never answered: available again, delivery not counted. */
+  release(account: string, channel: string, leaseIds: string[]): Promise<number>;
 }
 
 export interface ChannelStore {
@@ -161,7 +175,8 @@ export interface AccountStore {
   get(id: string): Promise<AccountRecord | null>;
   setPlan(id: string, plan: string): Promise<AccountRecord>;
   remove(id: string): Promise<void>;
-  createToken(account: string, token: TokenRecord): Promise<void>;
+  /** Stores a token; maxTokens (0: unchecked) counts the account's tokens but not its sessions. */
+  createToken(account: string, token: TokenRecord, maxTokens: number): Promise<void>;
   listTokens(account: string): Promise<TokenRecord[] | null>;
   revokeToken(account: string, tokenId: string): Promise<void>;
   lookupToken(account: string, tokenId: string): Promise<AuthLookup>;
@@ -172,6 +187,8 @@ export interface Store {
   queue: QueueStore;
   channels: ChannelStore;
   accounts: AccountStore;
+  /** counters behind the account limits (rates, concurrent holders) */
+  limits: LimitStore;
   /** Redis answers PING and the scripts are loaded */
   ping(): Promise<boolean>;
 }

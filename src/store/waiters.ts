@@ -1,13 +1,54 @@
 /**
  * Long-poll waits: a pull with wait_ms waits for a new_message event on its
  * channel (from any pod, a delay or a lease ending) instead of polling Redis.
- * A waiter holds no Redis connection of its own: events arrive over the pod's
- * one subscriber connection.
+ *
+ * An event wakes only as many of the channel's waiters on this pod as
+ * messages became available (the event's count, 1 when the publisher did not
+ * say), oldest waiter first; the others keep waiting without touching Redis.
+ * A woken waiter that filled its batch may have left more behind (events can
+ * be coalesced), so it wakes the next one: waking stays correct whatever the
+ * count, and a send costs the same however many waiters the channel has.
+ * A token revocation or account deletion wakes the waits it concerns, which
+ * then check their caller again. One event subscription per account, shared
+ * by its waiters; a waiter holds no Redis connection of its own.
  */
-import type { EventHub } from './events';
+import type { AccountEvent, EventHub } from './events';
+
+/** Why a waiter's next attempt runs. */
+export type WakeReason = 'first' | 'message' | 'recheck';
+
+export interface WaitAttempt<T> {
+  /** true to answer with value now */
+  done: boolean;
+  value: T;
+  /** true when the attempt may have left messages available (it filled its batch) */
+  more?: boolean;
+}
+
+export interface WaitCaller {
+  tokenId: string;
+  /** a dashboard session's sign-in token, whose revocation ends the session */
+  parentTokenId?: string | null;
+}
+
+interface Waiter {
+  caller: WaitCaller;
+  sleeping: boolean;
+  /** an event arrived for it while it was not asleep: attempt again instead of sleeping */
+  signalled: boolean;
+  recheck: boolean;
+  wake: () => void;
+}
+
+interface AccountWaits {
+  ready: Promise<() => void>;
+  /** channel -> its waiters on this pod, in arrival order */
+  channels: Map<string, Waiter[]>;
+  size: number;
+}
 
 export class ChannelWaiters {
-  private readonly sleeping = new Set<() => void>();
+  private readonly accounts = new Map<string, AccountWaits>();
   private released = false;
 
   constructor(private readonly hub: EventHub) {}
@@ -15,58 +56,173 @@ export class ChannelWaiters {
   /** On shutdown: every wait answers now with what it has, and new ones do not wait. */
   releaseAll(): void {
     this.released = true;
-    for (const wake of [...this.sleeping]) wake();
+    for (const waits of this.accounts.values()) {
+      for (const list of waits.channels.values()) for (const w of list) this.rouse(w, false);
+    }
+  }
+
+  /** Waiters now on this pod (all accounts). */
+  count(): number {
+    let n = 0;
+    for (const waits of this.accounts.values()) n += waits.size;
+    return n;
+  }
+
+  private rouse(w: Waiter, recheck: boolean): void {
+    if (recheck) w.recheck = true;
+    if (w.sleeping) {
+      w.sleeping = false;
+      w.wake();
+    } else {
+      w.signalled = true;
+    }
+  }
+
+  /** Wakes up to `count` waiters of the channel: sleeping ones oldest first, then busy ones. */
+  private wakeSome(account: string, channel: string, count: number): void {
+    const list = this.accounts.get(account)?.channels.get(channel);
+    if (!list) return;
+    let left = count;
+    for (const w of list) {
+      if (left <= 0) return;
+      if (w.sleeping) {
+        this.rouse(w, false);
+        left--;
+      }
+    }
+    for (const w of list) {
+      if (left <= 0) return;
+      if (!w.signalled) {
+        w.signalled = true;
+        left--;
+      }
+    }
+  }
+
+  private onEvent(account: string, event: AccountEvent): void {
+    const waits = this.accounts.get(account);
+    if (!waits) return;
+    switch (event.kind) {
+      case 'new_message':
+        this.wakeSome(account, event.channel, Math.max(1, event.count ?? 1));
+        return;
+      case 'resubscribed':
+        // events may have been missed: every wait looks again
+        for (const list of waits.channels.values()) for (const w of list) this.rouse(w, false);
+        return;
+      case 'token_revoked':
+        for (const list of waits.channels.values()) {
+          for (const w of list) {
+            if (w.caller.tokenId === event.tokenId || w.caller.parentTokenId === event.tokenId)
+              this.rouse(w, true);
+          }
+        }
+        return;
+      case 'account_deleted':
+        for (const list of waits.channels.values()) for (const w of list) this.rouse(w, true);
+        return;
+    }
+  }
+
+  private async join(account: string, channel: string, waiter: Waiter): Promise<() => void> {
+    let waits = this.accounts.get(account);
+    if (!waits) {
+      const created: AccountWaits = {
+        ready: this.hub.subscribe(account, (event) => this.onEvent(account, event)),
+        channels: new Map(),
+        size: 0,
+      };
+      waits = created;
+      this.accounts.set(account, created);
+      created.ready.catch(() => {
+        if (this.accounts.get(account) === created) this.accounts.delete(account);
+      });
+    }
+    const current = waits;
+    let list = current.channels.get(channel);
+    if (!list) current.channels.set(channel, (list = []));
+    list.push(waiter);
+    current.size++;
+    const leave = () => {
+      const l = current.channels.get(channel);
+      const i = l ? l.indexOf(waiter) : -1;
+      if (l && i >= 0) {
+        l.splice(i, 1);
+        if (l.length === 0) current.channels.delete(channel);
+      }
+      if (--current.size === 0 && this.accounts.get(account) === current) {
+        this.accounts.delete(account);
+        current.ready.then((unsubscribe) => unsubscribe()).catch(() => undefined);
+      }
+    };
+    try {
+      await current.ready;
+    } catch (err) {
+      leave();
+      throw err;
+    }
+    return leave;
   }
 
   /**
-   * Subscribes to the account's events, then runs attempt() until it returns
-   * a result with `done`, re-running it on each new_message for the channel
-   * (and on a token revocation or account deletion, which attempt() re-checks),
-   * until the deadline or the signal aborts. Returns the last result.
+   * Joins the channel's waiters, then runs attempt() until it is done, again
+   * each time this waiter is woken (for a message, or to check its caller
+   * after a revocation), until the deadline or the signal aborts. Returns the
+   * last result's value.
    */
   async waitFor<T>(
     account: string,
     channel: string,
+    caller: WaitCaller,
     waitMs: number,
     signal: AbortSignal,
-    attempt: () => Promise<{ done: boolean; value: T }>,
+    attempt: (reason: WakeReason) => Promise<WaitAttempt<T>>,
   ): Promise<T> {
-    let wake: (() => void) | null = null;
-    let signalled = false;
-    const unsubscribe = await this.hub.subscribe(account, (event) => {
-      // A revoked token or deleted account wakes the wait too: the next attempt re-checks the caller.
-      if (event.kind !== 'new_message' || event.channel === channel) {
-        signalled = true;
-        wake?.();
-      }
-    });
+    const waiter: Waiter = {
+      caller,
+      sleeping: false,
+      signalled: false,
+      recheck: false,
+      wake: () => undefined,
+    };
+    const leave = await this.join(account, channel, waiter);
     const deadline = Date.now() + waitMs;
-    const onAbort = () => wake?.();
+    const onAbort = () => this.rouse(waiter, false);
     signal.addEventListener('abort', onAbort);
+    let reason: WakeReason = 'first';
     try {
       for (;;) {
-        signalled = false;
-        const result = await attempt();
+        waiter.signalled = false;
+        const result = await attempt(reason);
+        if (result.done && result.more) this.wakeSome(account, channel, 1);
         const remaining = deadline - Date.now();
         if (result.done || remaining <= 0 || signal.aborted || this.released) return result.value;
-        if (!signalled) {
+        if (!waiter.signalled && !waiter.recheck) {
           await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, remaining);
-            wake = () => {
+            const timer = setTimeout(() => {
+              waiter.sleeping = false;
+              resolve();
+            }, remaining);
+            waiter.wake = () => {
               clearTimeout(timer);
               resolve();
             };
-            this.sleeping.add(wake);
+            waiter.sleeping = true;
           });
-          if (wake) this.sleeping.delete(wake);
-          wake = null;
         }
         if (signal.aborted || this.released) return result.value;
-        if (Date.now() >= deadline) return (await attempt()).value;
+        reason = waiter.recheck ? 'recheck' : 'message';
+        waiter.recheck = false;
+        if (Date.now() >= deadline) {
+          // a last look, for an event this pod may have missed
+          const last = await attempt(reason);
+          if (last.done && last.more) this.wakeSome(account, channel, 1);
+          return last.value;
+        }
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
-      unsubscribe();
+      leave();
     }
   }
 }

@@ -154,17 +154,21 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
     socket.on('error', () => socket.destroy());
     parseSubscription(req, relay.store.accounts, relay.plans)
       .then(async (sub) => {
-        await relay.deps.rateLimiter.enforce(sub.auth.accountId, sub.auth.tokenId);
+        await relay.deps.limits.enforce(sub.auth);
         if ((perToken.get(sub.auth.tokenId) ?? 0) >= config.maxWsConnectionsPerToken) {
           throw new AppError(
             'RATE_LIMITED',
-            `this token already has ${config.maxWsConnectionsPerToken} WebSocket connections on this server`,
+            `this token already has ${config.maxWsConnectionsPerToken} WebSocket connections on this server (RELAY_MAX_WS_CONNECTIONS_PER_TOKEN)`,
             { 'Retry-After': '5' },
           );
         }
         if (relay.deps.isShuttingDown()) {
           throw new AppError('UNAVAILABLE', 'the server is shutting down; reconnect to another');
         }
+        // The account's place is given back whenever the socket closes, upgraded or not.
+        const release = await relay.deps.limits.holdWebSocket(sub.auth.accountId, sub.auth.limits);
+        if (socket.destroyed) release();
+        else socket.once('close', release);
         wss.handleUpgrade(req, socket, head, (ws) => {
           register(ws, sub).catch((err) => {
             logger.warn({ err: String(err) }, 'WebSocket registration failed');

@@ -21,10 +21,30 @@ test('defaults: port 8080 on 0.0.0.0, metrics 9464, embedded Redis in ./data, th
   expect(c.dataDir).toBe(path.resolve('./data'));
   expect(c.adminToken).toBeNull();
   expect(c.redisServerBin).toBe('redis-server');
+  const fairness = {
+    rate_limit_per_second: 0,
+    rate_limit_burst: 0,
+    max_tokens: 100,
+    max_long_polls: 1000,
+  };
   expect(c.plans).toEqual({
-    free: { max_storage_bytes: 10_000_000, max_channels: 5, retention_seconds: 259_200 },
-    paid: { max_storage_bytes: 100_000_000, max_channels: 100, retention_seconds: 1_209_600 },
+    free: {
+      max_storage_bytes: 10_000_000,
+      max_channels: 5,
+      retention_seconds: 259_200,
+      ...fairness,
+      max_websocket_connections: 1000,
+    },
+    paid: {
+      max_storage_bytes: 100_000_000,
+      max_channels: 100,
+      retention_seconds: 1_209_600,
+      ...fairness,
+      max_websocket_connections: 10_000,
+    },
   });
+  expect(c.maxWsConnectionsPerToken).toBe(10_000);
+  expect(c.trustProxy).toBe(false);
   expect(Object.isFrozen(c)).toBe(true);
 });
 
@@ -66,7 +86,7 @@ test.each([
   ],
   [
     { RELAY_PLANS: '{"free":{"max_chanels":5}}' },
-    'RELAY_PLANS.free.max_chanels is not a plan limit; use max_storage_bytes, max_channels, retention_seconds',
+    'RELAY_PLANS.free.max_chanels is not a plan limit; use max_storage_bytes, max_channels, retention_seconds, rate_limit_per_second, rate_limit_burst, max_tokens, max_websocket_connections, max_long_polls',
   ],
   [
     { RELAY_PLANS: '{"gold":{"max_channels":5}}' },
@@ -98,5 +118,47 @@ test('RELAY_PLANS overrides a plan field by field and may add plans', () => {
   );
   expect(plans.free).toEqual({ ...DEFAULT_PLANS.free, retention_seconds: 2 });
   expect(plans.paid).toEqual(DEFAULT_PLANS.paid);
-  expect(plans.team).toEqual({ max_storage_bytes: 1, max_channels: 2, retention_seconds: 3 });
+  expect(plans.team).toEqual({
+    max_storage_bytes: 1,
+    max_channels: 2,
+    retention_seconds: 3,
+    rate_limit_per_second: 0,
+    rate_limit_burst: 0,
+    max_tokens: 100,
+    max_websocket_connections: 1000,
+    max_long_polls: 1000,
+  });
+});
+
+test('RELAY_RATE_LIMIT_* set the rate of plans that set none; a plan may set its own', () => {
+  const c = loadConfig({
+    RELAY_RATE_LIMIT_PER_SECOND: '10',
+    RELAY_RATE_LIMIT_BURST: '20',
+    RELAY_PLANS: '{"paid":{"rate_limit_per_second":0,"max_long_polls":5}}',
+  });
+  expect(c.plans.free).toMatchObject({ rate_limit_per_second: 10, rate_limit_burst: 20 });
+  expect(c.plans.paid).toMatchObject({
+    rate_limit_per_second: 0,
+    rate_limit_burst: 20,
+    max_long_polls: 5,
+  });
+  expect(error({ RELAY_PLANS: '{"free":{"max_tokens":0}}' })).toBe(
+    'RELAY_PLANS.free.max_tokens must be a positive whole number',
+  );
+  expect(error({ RELAY_PLANS: '{"free":{"rate_limit_per_second":-1}}' })).toBe(
+    'RELAY_PLANS.free.rate_limit_per_second must be a non-negative whole number',
+  );
+});
+
+test('RELAY_TRUST_PROXY: off by default; true, a hop count, or addresses and CIDRs', () => {
+  expect(loadConfig({ RELAY_TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+  expect(loadConfig({ RELAY_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+  expect(loadConfig({ RELAY_TRUST_PROXY: '1' }).trustProxy).toBe(1);
+  expect(loadConfig({ RELAY_TRUST_PROXY: '10.0.0.0/8, loopback' }).trustProxy).toEqual([
+    '10.0.0.0/8',
+    'loopback',
+  ]);
+  expect(error({ RELAY_TRUST_PROXY: 'the ingress' })).toBe(
+    'RELAY_TRUST_PROXY must be true, a hop count, or addresses/CIDRs separated by commas; "the ingress" is none',
+  );
 });

@@ -24,6 +24,7 @@ test.each([
   ['NOT_FOUND', 404],
   ['CONFLICT', 409],
   ['PAYLOAD_TOO_LARGE', 413],
+  ['UNSUPPORTED_MEDIA_TYPE', 415],
   ['RATE_LIMITED', 429],
   ['UNAVAILABLE', 503],
 ] as const)('%s is HTTP %d and errors[].code is the same', (code, status) => {

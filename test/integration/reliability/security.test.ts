@@ -423,7 +423,7 @@ describe('admin API', () => {
   });
 });
 
-describe('rate limiting per token', () => {
+describe('rate limiting per account', () => {
   let limited: TestApp;
   let podX: TestApp;
   let podY: TestApp;
@@ -448,7 +448,7 @@ describe('rate limiting per token', () => {
       Object.entries(await accountState(account)).filter(([key]) => !key.includes(':rate:')),
     );
 
-  test('over the rate: 429 with Retry-After, nothing stored; other tokens are not affected; the window ends', async () => {
+  test('over the rate: 429 with Retry-After, nothing stored; other accounts are not affected; the window ends', async () => {
     const noisy = await accountWithToken(limited, 'noisy');
     const quiet = await accountWithToken(limited, 'quiet');
     let ok = 0;
@@ -469,7 +469,7 @@ describe('rate limiting per token', () => {
     expect(refused!.body).toEqual(
       err(
         429,
-        'rate limit exceeded: this token may make 5 requests per second (bursts of 5); retry after 1 s',
+        'rate limit exceeded: this account may make 5 requests per second in bursts of 5 (rate_limit_per_second 5, rate_limit_burst 5); retry after 1 s',
       ),
     );
     const before = await queueState('noisy');
@@ -495,7 +495,7 @@ describe('rate limiting per token', () => {
     );
   });
 
-  test('the limit holds across pods: a token cannot double its rate by spreading requests', async () => {
+  test('the limit holds across pods: an account cannot double its rate by spreading requests', async () => {
     const t = await accountWithToken(podX, 'spread');
     const statuses: number[] = [];
     const started = Date.now();

@@ -86,7 +86,10 @@ test('WebSocket connections per token are limited: 429 with Retry-After before t
   expect(refused.status).toBe(429);
   expect(refused.headers['retry-after']).toBe('5');
   expect(refused.body).toEqual(
-    err(429, 'this token already has 2 WebSocket connections on this server'),
+    err(
+      429,
+      'this token already has 2 WebSocket connections on this server (RELAY_MAX_WS_CONNECTIONS_PER_TOKEN)',
+    ),
   );
   // Another token of the same account has its own allowance.
   const other = await accountWithToken(app, 'acme');
@@ -126,7 +129,7 @@ test('a multi-channel subscription lists at most 100 channels', async () => {
   expect(hello.channels).toHaveLength(100);
 });
 
-test('WebSocket upgrades count toward the token’s rate limit: 429 with Retry-After before the upgrade', async () => {
+test('WebSocket upgrades count toward the account’s rate limit: 429 with Retry-After before the upgrade', async () => {
   const limited = await startListeningApp(redis, {
     RELAY_RATE_LIMIT_PER_SECOND: '1',
     RELAY_RATE_LIMIT_BURST: '1',
@@ -142,7 +145,7 @@ test('WebSocket upgrades count toward the token’s rate limit: 429 with Retry-A
     expect(refused.body).toEqual(
       err(
         429,
-        'rate limit exceeded: this token may make 1 request per second (bursts of 1); retry after 1 s',
+        'rate limit exceeded: this account may make 1 request per second in bursts of 1 (rate_limit_per_second 1, rate_limit_burst 1); retry after 1 s',
       ),
     );
     await first.close();

@@ -212,7 +212,7 @@ describe('404 and 429', () => {
       single('orders'),
       { Authorization: auth },
       429,
-      'this token already has 2 WebSocket connections on this server',
+      'this token already has 2 WebSocket connections on this server (RELAY_MAX_WS_CONNECTIONS_PER_TOKEN)',
     );
     expect(res.headers['retry-after']).toBe('5');
     // Another token of the same account has its own allowance.

@@ -1,0 +1,39 @@
+--[[
+release: give back leases whose pull was never answered (the client left before
+the answer was written): each message becomes available again at once, in its
+place by send time, and the delivery is not counted (attempts - 1). Unknown,
+stale, malformed and repeated lease ids are ignored.
+KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
+KEYS[7..12] channel keys of the channel
+ARGV[1] channel id
+ARGV[2..] lease ids
+Returns: released_count
+Errors:  none
+]]
+local k = account_keys(1)
+local ch = channel_keys(7)
+local channel = ARGV[1]
+local released = 0
+local seen = {}
+for i = 2, #ARGV do
+  local lease = ARGV[i]
+  if #lease == 34 and not seen[lease] then
+    seen[lease] = true
+    local seq, nonce = string.sub(lease, 1, 12), string.sub(lease, 13)
+    local rec = redis.call('HGET', ch.m, seq)
+    if rec and redis.call('ZSCORE', ch.f, seq) then
+      local attempts, current, rest = record_head(rec)
+      if current == nonce then
+        local _, ts = record_fields(rec, rest)
+        redis.call('HSET', ch.m, seq, record_with_lease(rec, rest, math.max(0, attempts - 1), ''))
+        redis.call('ZREM', ch.f, seq)
+        redis.call('ZADD', ch.q, tonumber(ts), seq)
+        released = released + 1
+      end
+    end
+  end
+end
+if released > 0 then
+  redis.call('SPUBLISH', k.events, 'n ' .. channel .. ' ' .. released)
+end
+return released
