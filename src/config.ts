@@ -8,13 +8,27 @@ export interface Plan {
   max_storage_bytes: number;
   max_channels: number;
   retention_seconds: number;
+  /** largest request body a webhook URL accepts; optional in RELAY_PLANS (default 1 MiB) */
+  max_webhook_bytes: number;
 }
+
+export const DEFAULT_MAX_WEBHOOK_BYTES = 1_048_576;
 
 export type Plans = Readonly<Record<string, Readonly<Plan>>>;
 
 export const DEFAULT_PLANS: Plans = {
-  free: { max_storage_bytes: 10_000_000, max_channels: 5, retention_seconds: 3 * 86400 },
-  paid: { max_storage_bytes: 100_000_000, max_channels: 100, retention_seconds: 14 * 86400 },
+  free: {
+    max_storage_bytes: 10_000_000,
+    max_channels: 5,
+    retention_seconds: 3 * 86400,
+    max_webhook_bytes: DEFAULT_MAX_WEBHOOK_BYTES,
+  },
+  paid: {
+    max_storage_bytes: 100_000_000,
+    max_channels: 100,
+    retention_seconds: 14 * 86400,
+    max_webhook_bytes: DEFAULT_MAX_WEBHOOK_BYTES,
+  },
 };
 
 export interface RedisTarget {
@@ -52,6 +66,11 @@ export interface Config {
    * effect at once; another pod's within this time.
    */
   authCacheMs: number;
+  /**
+   * The service's public address (RELAY_PUBLIC_URL), the base of webhook URLs;
+   * null: each request's own scheme and host.
+   */
+  publicUrl: string | null;
 }
 
 export class ConfigError extends Error {
@@ -104,7 +123,14 @@ function clusterNodes(env: Env): { host: string; port: number }[] {
   });
 }
 
-const PLAN_FIELDS: (keyof Plan)[] = ['max_storage_bytes', 'max_channels', 'retention_seconds'];
+const PLAN_FIELDS: (keyof Plan)[] = [
+  'max_storage_bytes',
+  'max_channels',
+  'retention_seconds',
+  'max_webhook_bytes',
+];
+/** Limits a new plan may leave out, and their values then. */
+const OPTIONAL_PLAN_FIELDS: Partial<Plan> = { max_webhook_bytes: DEFAULT_MAX_WEBHOOK_BYTES };
 
 export function parsePlans(raw: string | undefined): Plans {
   if (raw === undefined || raw.trim() === '') return DEFAULT_PLANS;
@@ -125,7 +151,9 @@ export function parsePlans(raw: string | undefined): Plans {
     if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) {
       throw new ConfigError(`RELAY_PLANS.${name} must be an object of limits`);
     }
-    const base: Partial<Plan> = DEFAULT_PLANS[name] ? { ...DEFAULT_PLANS[name] } : {};
+    const base: Partial<Plan> = DEFAULT_PLANS[name]
+      ? { ...DEFAULT_PLANS[name] }
+      : { ...OPTIONAL_PLAN_FIELDS };
     for (const [field, value] of Object.entries(overrides as Record<string, unknown>)) {
       if (!PLAN_FIELDS.includes(field as keyof Plan)) {
         throw new ConfigError(
@@ -147,6 +175,25 @@ export function parsePlans(raw: string | undefined): Plans {
     plans[name] = base as Plan;
   }
   return Object.freeze(plans);
+}
+
+function publicUrl(env: Env): string | null {
+  const raw = env.RELAY_PUBLIC_URL;
+  if (raw === undefined || raw.trim() === '') return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(
+      `RELAY_PUBLIC_URL must be a URL such as https://relay.example.com, got "${raw}"`,
+    );
+  }
+  if (!['http:', 'https:'].includes(parsed.protocol) || parsed.search || parsed.hash) {
+    throw new ConfigError(
+      `RELAY_PUBLIC_URL must be an http:// or https:// address without query, got "${raw}"`,
+    );
+  }
+  return parsed.toString().replace(/\/+$/, '');
 }
 
 export function loadConfig(env: Env = process.env): Readonly<Config> {
@@ -196,5 +243,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     maxWsConnectionsPerToken: integer(env, 'RELAY_MAX_WS_CONNECTIONS_PER_TOKEN', 100, 1, 1_000_000),
     sessionTtlSeconds: integer(env, 'RELAY_SESSION_TTL_SECONDS', 8 * 3600, 1, 30 * 86_400),
     authCacheMs: integer(env, 'RELAY_AUTH_CACHE_MS', 0, 0, 60_000),
+    publicUrl: publicUrl(env),
   });
 }

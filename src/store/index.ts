@@ -7,6 +7,7 @@ import { createQueueStore } from './queue';
 import type { RedisClient } from './redis';
 import { defineScripts } from './scripts';
 import type { Store } from './types';
+import { createWebhookStore } from './webhooks';
 
 export function createStore(
   redis: RedisClient,
@@ -18,6 +19,7 @@ export function createStore(
     queue: createQueueStore(context),
     channels: createChannelStore(context),
     accounts: createAccountStore(context, authCacheMs),
+    webhooks: createWebhookStore(context),
     async ping() {
       try {
         return (await redis.ping()) === 'PONG';

@@ -29,10 +29,14 @@ export const SCRIPT_KEY_COUNTS = {
   channel_stats: 12,
   channel_configure: 6,
   channel_purge: 12,
-  channel_delete: 12,
+  channel_delete: 13,
   dead_letter_sources: 12,
   redrive: 18,
   rate_limit: 1,
+  webhook_create: 7,
+  webhook_delete: 1,
+  webhook_lookup: 7,
+  webhook_received: 1,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;

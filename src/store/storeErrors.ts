@@ -33,6 +33,8 @@ export const SCRIPT_ERROR_CODES = [
   'STALE_CONFIG',
   'STORAGE_LIMIT',
   'TOKEN_NOT_FOUND',
+  'WEBHOOK_LIMIT',
+  'WEBHOOK_NOT_FOUND',
 ] as const;
 
 const SCRIPT_ERROR = new RegExp(`(?:^|\\s)(${SCRIPT_ERROR_CODES.join('|')})(?: ([^\\n]*))?$`);

@@ -22,9 +22,20 @@ test('defaults: port 8080 on 0.0.0.0, metrics 9464, embedded Redis in ./data, th
   expect(c.adminToken).toBeNull();
   expect(c.redisServerBin).toBe('redis-server');
   expect(c.plans).toEqual({
-    free: { max_storage_bytes: 10_000_000, max_channels: 5, retention_seconds: 259_200 },
-    paid: { max_storage_bytes: 100_000_000, max_channels: 100, retention_seconds: 1_209_600 },
+    free: {
+      max_storage_bytes: 10_000_000,
+      max_channels: 5,
+      retention_seconds: 259_200,
+      max_webhook_bytes: 1_048_576,
+    },
+    paid: {
+      max_storage_bytes: 100_000_000,
+      max_channels: 100,
+      retention_seconds: 1_209_600,
+      max_webhook_bytes: 1_048_576,
+    },
   });
+  expect(c.publicUrl).toBeNull();
   expect(Object.isFrozen(c)).toBe(true);
 });
 
@@ -66,13 +77,25 @@ test.each([
   ],
   [
     { RELAY_PLANS: '{"free":{"max_chanels":5}}' },
-    'RELAY_PLANS.free.max_chanels is not a plan limit; use max_storage_bytes, max_channels, retention_seconds',
+    'RELAY_PLANS.free.max_chanels is not a plan limit; use max_storage_bytes, max_channels, retention_seconds, max_webhook_bytes',
   ],
   [
     { RELAY_PLANS: '{"gold":{"max_channels":5}}' },
     'RELAY_PLANS.gold.max_storage_bytes is required for the new plan "gold"',
   ],
   [{ RELAY_PLANS: '{"free":3}' }, 'RELAY_PLANS.free must be an object of limits'],
+  [
+    { RELAY_PLANS: '{"free":{"max_webhook_bytes":0}}' },
+    'RELAY_PLANS.free.max_webhook_bytes must be a positive whole number',
+  ],
+  [
+    { RELAY_PUBLIC_URL: 'relay.example.com' },
+    'RELAY_PUBLIC_URL must be a URL such as https://relay.example.com, got "relay.example.com"',
+  ],
+  [
+    { RELAY_PUBLIC_URL: 'ftp://relay.example.com' },
+    'RELAY_PUBLIC_URL must be an http:// or https:// address without query, got "ftp://relay.example.com"',
+  ],
   [
     { RELAY_PLANS: '{"a b":{}}' },
     'RELAY_PLANS: plan name "a b" must be 1 to 64 of A-Z a-z 0-9 _ -',
@@ -98,5 +121,11 @@ test('RELAY_PLANS overrides a plan field by field and may add plans', () => {
   );
   expect(plans.free).toEqual({ ...DEFAULT_PLANS.free, retention_seconds: 2 });
   expect(plans.paid).toEqual(DEFAULT_PLANS.paid);
-  expect(plans.team).toEqual({ max_storage_bytes: 1, max_channels: 2, retention_seconds: 3 });
+  // max_webhook_bytes may be left out of a new plan: 1 MiB
+  expect(plans.team).toEqual({
+    max_storage_bytes: 1,
+    max_channels: 2,
+    retention_seconds: 3,
+    max_webhook_bytes: 1_048_576,
+  });
 });
