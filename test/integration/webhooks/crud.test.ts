@@ -1,13 +1,14 @@
 /** Webhook endpoints of a channel: create (URL shown once), list, delete, and bad input. */
 import { ADMIN_TOKEN, accountWithToken, startApp } from '../../helpers/app';
 import { accountOnPods, errorEnvelope, useTwoPods } from '../ext/client';
-import { createHook, deliver } from './hooks';
+import { createHook, deliver, listenOnPods } from './hooks';
 
 const pods = useTwoPods((redis) =>
   startApp(redis, {
     RELAY_PLANS: '{"tiny":{"max_storage_bytes":100000,"max_channels":1,"retention_seconds":60}}',
   }),
 );
+listenOnPods(pods);
 
 const hooksPath = (channel: string) => `/v1/relay/channels/${channel}/webhooks`;
 

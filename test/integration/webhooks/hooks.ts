@@ -1,7 +1,8 @@
 /** Helpers of the webhook tests (not a test file): creating webhooks, posting to them, signing. */
 import crypto from 'node:crypto';
+import http from 'node:http';
 import type { TestApp } from '../../helpers/app';
-import type { Reply } from '../ext/client';
+import type { Pods, Reply } from '../ext/client';
 
 export interface CreatedHook {
   id: string;
@@ -26,21 +27,81 @@ export async function createHook(
   return { id, url, path: new URL(url).pathname };
 }
 
-/** POSTs (or PUTs) exact bytes to a webhook path with the given headers. */
+const servers = new Map<TestApp, { server: http.Server; base: string }>();
+
+/** A real HTTP server in front of each pod (started before the file's tests, closed after). */
+export function listenOnPods(pods: Pods): void {
+  beforeAll(async () => {
+    for (const app of [pods.a, pods.b]) await listen(app);
+  });
+  afterAll(async () => {
+    for (const [app, { server }] of servers) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      servers.delete(app);
+    }
+  });
+}
+
+export async function listen(app: TestApp): Promise<string> {
+  const known = servers.get(app);
+  if (known) return known.base;
+  const server = http.createServer(app.relay.app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  servers.set(app, { server, base });
+  return base;
+}
+
+export interface RawReply extends Reply {
+  headers: http.IncomingHttpHeaders;
+}
+
+/** Sends exact bytes to a webhook path over a real connection, as a provider does. */
 export async function deliver(
   app: TestApp,
   path: string,
   body: Buffer | string,
   headers: Record<string, string> = {},
-  method: 'post' | 'put' = 'post',
-): Promise<Reply> {
-  const req = app.http[method](path);
-  for (const [name, value] of Object.entries(headers)) req.set(name, value);
-  if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
-    req.set('Content-Type', 'application/octet-stream');
-  }
-  const res = await req.send(Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'));
-  return { status: res.status, body: res.body };
+  method = 'POST',
+): Promise<RawReply> {
+  const base = await listen(app);
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${base}${path}`,
+      { method, agent: false, headers: { 'Content-Length': String(bytes.length), ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          // a refused body may still be on its way: stop sending it
+          req.destroy();
+          const text = Buffer.concat(chunks).toString('utf8');
+          const reply = {
+            status: res.statusCode ?? 0,
+            body: text === '' ? (undefined as never) : JSON.parse(text),
+          };
+          // not enumerable: tests compare { status, body } exactly
+          Object.defineProperty(reply, 'headers', { value: res.headers, enumerable: false });
+          resolve(reply as RawReply);
+        });
+      },
+    );
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (!req.destroyed || err.code !== 'ECONNRESET') reject(err);
+    });
+    req.end(bytes);
+  });
+}
+
+/** Pulls a channel over a real connection (large replies). */
+export async function pullOver(app: TestApp, auth: string, channel: string) {
+  const reply = await deliver(app, `/v1/relay/channels/${channel}/messages/pull`, '{}', {
+    Authorization: auth,
+  });
+  if (reply.status !== 200) throw new Error(`pull: ${reply.status}`);
+  return reply.body.result as { messages: { body: unknown; content_type: string }[] };
 }
 
 export const hmacHex = (key: string | Buffer, data: string | Buffer) =>
