@@ -104,6 +104,19 @@ export async function pullOver(app: TestApp, auth: string, channel: string) {
   return reply.body.result as { messages: { body: unknown; content_type: string }[] };
 }
 
+export interface WebhookMeta {
+  id: string;
+  method: string;
+  query: string;
+  headers: Record<string, string>;
+  received_at: number;
+  verified: boolean | null;
+}
+
+/** metadata.webhook of a pulled message. */
+export const hookMeta = (m: { metadata: Record<string, unknown> }): WebhookMeta =>
+  (m.metadata as { webhook: WebhookMeta }).webhook;
+
 export const hmacHex = (key: string | Buffer, data: string | Buffer) =>
   crypto.createHmac('sha256', key).update(data).digest('hex');
 export const hmacBase64 = (key: string | Buffer, data: string | Buffer) =>

@@ -1,7 +1,7 @@
 /** /hooks/{key}: exact bytes, request metadata, size limit, methods, limits and events. */
 import { ADMIN_TOKEN, startApp } from '../../helpers/app';
 import { accountOnPods, errorEnvelope, storageBytes, useTwoPods, type Pulled } from '../ext/client';
-import { createHook, deliver, listenOnPods, pullOver } from './hooks';
+import { createHook, deliver, hookMeta, listenOnPods, pullOver } from './hooks';
 
 const pods = useTwoPods((redis) =>
   startApp(redis, {
@@ -70,14 +70,12 @@ test('a form-encoded body, a PUT, and an empty body', async () => {
   expect((await deliver(pods.a, hook.path, 'put body', {}, 'PUT')).status).toBe(200);
   expect((await deliver(pods.a, hook.path, Buffer.alloc(0))).status).toBe(200);
   const { messages } = await ca.pull('inbox');
-  expect(messages.map((m) => [m.content_type, m.body, (m.metadata as any).webhook.method])).toEqual(
-    [
-      ['text', form, 'POST'],
-      ['text', 'put body', 'PUT'],
-      ['text', '', 'POST'],
-    ],
-  );
-  expect((messages[0].metadata as any).webhook.query).toBe('');
+  expect(messages.map((m) => [m.content_type, m.body, hookMeta(m).method])).toEqual([
+    ['text', form, 'POST'],
+    ['text', 'put body', 'PUT'],
+    ['text', '', 'POST'],
+  ]);
+  expect(hookMeta(messages[0]).query).toBe('');
 });
 
 test('bytes that are not UTF-8 are kept exactly, as base64 bytes; a BOM is kept', async () => {
@@ -108,7 +106,7 @@ test('headers: hop-by-hop, host, credentials and forwarding headers are dropped'
     'X-Custom': 'kept',
     'Stripe-Signature': 't=1,v1=ab',
   });
-  const headers = ((await pullOne()).metadata as any).webhook.headers as Record<string, string>;
+  const headers = hookMeta(await pullOne()).headers;
   expect(Object.keys(headers).sort()).toEqual(['stripe-signature', 'x-custom']);
   expect(headers['x-custom']).toBe('kept');
 });
