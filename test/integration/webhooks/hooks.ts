@@ -43,7 +43,8 @@ export function listenOnPods(pods: Pods): void {
   });
 }
 
-export async function listen(app: TestApp): Promise<string> {
+export async function listen(app: TestApp & { baseUrl?: string }): Promise<string> {
+  if (app.baseUrl) return app.baseUrl;
   const known = servers.get(app);
   if (known) return known.base;
   const server = http.createServer(app.relay.app);
