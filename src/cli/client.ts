@@ -22,6 +22,7 @@ import {
   toBody,
   UsageError,
 } from './clientInput';
+import { untilSignal } from './signals';
 
 const DEFAULT_URL = 'http://localhost:8080';
 const CONTENT_TYPES: ContentType[] = ['json', 'text', 'bytes', 'v8'];
@@ -229,16 +230,10 @@ async function tailCommand(channels: string[], flags: TailFlags): Promise<void> 
     if (err instanceof LeaveIt) return;
     process.stderr.write(`relayq: ${err.message}\n`);
   });
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      stopping = true;
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      consumer.stop().then(resolve, resolve);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await untilSignal(
+    () => consumer.stop(),
+    () => (stopping = true),
+  );
 }
 
 async function channelsCommand(flags: ConnectionFlags): Promise<void> {

@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { forward, DeliveryFailed, type DeliveryReport } from '../client';
 import { connect, jsonOutput, run, withConnection, type ConnectionFlags } from './client';
 import { integerFlag, numberFlag, UsageError } from './clientInput';
+import { untilSignal } from './signals';
 
 interface ForwardFlags extends ConnectionFlags {
   to: string;
@@ -50,17 +51,13 @@ async function forwardCommand(channel: string, flags: ForwardFlags): Promise<voi
     if (err instanceof DeliveryFailed) return; // already printed as a delivery line
     process.stderr.write(`relayq: ${err.message}\n`);
   });
-  await new Promise<void>((resolve) => {
-    const stop = () => {
+  await untilSignal(
+    () => consumer.stop(),
+    () => {
       stopping = true;
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
       note('finishing the deliveries in flight');
-      consumer.stop().then(resolve, resolve);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+    },
+  );
 }
 
 export function registerForwardCommand(program: Command): void {

@@ -4,7 +4,7 @@ import { AppError } from '../errors';
 import type { StoreContext } from './context';
 import { accountKeyList, channelKeyList } from './keys';
 import { pulledMessageJson } from './records';
-import { scriptFailure } from './storeErrors';
+import { limitErrors, scriptFailure } from './storeErrors';
 import type {
   AckResult,
   NewMessage,
@@ -43,12 +43,9 @@ function sendError(err: unknown, limits: PlanLimits): unknown {
   const failure = scriptFailure(err);
   switch (failure?.code) {
     case 'ACCOUNT_NOT_FOUND':
-      return new AppError('UNAUTHORIZED', "the token's account no longer exists");
+      return limitErrors.accountGone();
     case 'CHANNEL_LIMIT':
-      return new AppError(
-        'FORBIDDEN',
-        `channel limit reached: the plan allows at most ${limits.max_channels} channels`,
-      );
+      return limitErrors.channels(limits);
     case 'STORAGE_LIMIT':
       return new AppError(
         'FORBIDDEN',

@@ -7,7 +7,7 @@
 import { AppError, notFound } from '../errors';
 import type { StoreContext } from './context';
 import { accountKeyList, webhooksKey } from './keys';
-import { scriptFailure } from './storeErrors';
+import { limitErrors, scriptFailure } from './storeErrors';
 import type { WebhookEntry, WebhookLookup, WebhookRecord, WebhookStore } from './types';
 
 /** Most webhooks one account may have (bounds the walk channel_delete makes). */
@@ -35,12 +35,9 @@ export function createWebhookStore(ctx: StoreContext): WebhookStore {
       } catch (err) {
         switch (scriptFailure(err)?.code) {
           case 'ACCOUNT_NOT_FOUND':
-            throw new AppError('UNAUTHORIZED', "the token's account no longer exists");
+            throw limitErrors.accountGone();
           case 'CHANNEL_LIMIT':
-            throw new AppError(
-              'FORBIDDEN',
-              `channel limit reached: the plan allows at most ${limits.max_channels} channels`,
-            );
+            throw limitErrors.channels(limits);
           case 'WEBHOOK_LIMIT':
             throw new AppError(
               'FORBIDDEN',
