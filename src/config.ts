@@ -2,6 +2,7 @@
  * The only reader of process.env. Every setting is validated here at start-up;
  * a bad value stops the start with a message that names it.
  */
+import crypto from 'node:crypto';
 import path from 'node:path';
 
 export interface Plan {
@@ -71,6 +72,11 @@ export interface Config {
    * null: each request's own scheme and host.
    */
   publicUrl: string | null;
+  /**
+   * AES-256 key (SHA-256 of RELAY_WEBHOOK_SECRET_KEY) that seals webhook
+   * verification secrets in Redis; null: they are stored as given.
+   */
+  webhookSecretKey: Buffer | null;
 }
 
 export class ConfigError extends Error {
@@ -196,6 +202,17 @@ function publicUrl(env: Env): string | null {
   return parsed.toString().replace(/\/+$/, '');
 }
 
+function webhookSecretKey(env: Env): Buffer | null {
+  const raw = env.RELAY_WEBHOOK_SECRET_KEY;
+  if (raw === undefined || raw === '') return null;
+  if (raw.length < 32) {
+    throw new ConfigError(
+      'RELAY_WEBHOOK_SECRET_KEY must be at least 32 characters (e.g. openssl rand -base64 32)',
+    );
+  }
+  return crypto.createHash('sha256').update(raw).digest();
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const url = redisUrl(env);
   const nodes = clusterNodes(env);
@@ -244,5 +261,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     sessionTtlSeconds: integer(env, 'RELAY_SESSION_TTL_SECONDS', 8 * 3600, 1, 30 * 86_400),
     authCacheMs: integer(env, 'RELAY_AUTH_CACHE_MS', 0, 0, 60_000),
     publicUrl: publicUrl(env),
+    webhookSecretKey: webhookSecretKey(env),
   });
 }

@@ -15,6 +15,7 @@ import { dedupIdOf } from './dedup';
 import { keptHeaders } from './headers';
 import { parseHookKey } from './hookKey';
 import { webhookMessage } from './message';
+import { openSecret } from './secrets';
 import { verifyDelivery } from './verify/index';
 
 const unknownHook = () => notFound('unknown webhook URL (it may have been deleted)');
@@ -57,7 +58,11 @@ export function webhookReceiver(deps: HttpDeps): Router {
     const headers = allHeaders(req);
     let verified: boolean | null = null;
     if (webhook.verify) {
-      verified = verifyDelivery(webhook.verify, { body, headers, nowMs: Date.now() });
+      const secret = openSecret(webhook.verify.secret, deps.config.webhookSecretKey, webhook.id);
+      verified = verifyDelivery(
+        { ...webhook.verify, secret },
+        { body, headers, nowMs: Date.now() },
+      );
       if (!verified && webhook.verify.on_failure === 'reject') {
         throw new AppError(
           'UNAUTHORIZED',

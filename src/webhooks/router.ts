@@ -14,6 +14,7 @@ import { resource } from '../http/route';
 import type { WebhookEntry, WebhookRecord } from '../store/types';
 import { formatHookKey, newHookKey } from './hookKey';
 import { validateCreateWebhook } from './schema';
+import { sealSecret } from './secrets';
 
 /** What may be shown of the verification settings: never the secret. */
 function publicVerify(record: WebhookRecord) {
@@ -58,12 +59,16 @@ export function webhooksRouter(deps: HttpDeps): Router {
       const { caller, channel } = await channelCaller(req);
       const settings = validateCreateWebhook(objectBody(req.body));
       const key = newHookKey(caller.accountId);
+      const verify = settings.verify && {
+        ...settings.verify,
+        secret: sealSecret(settings.verify.secret, deps.config.webhookSecretKey, key.webhookId),
+      };
       const record: WebhookRecord = {
         id: key.webhookId,
         channel,
         label: settings.label,
         key_hash: hashSecret(key.secret),
-        verify: settings.verify,
+        verify,
         dedup_header: settings.dedup_header,
       };
       const created = await store.webhooks.create(caller.accountId, caller.limits, record);

@@ -36,6 +36,7 @@ test('defaults: port 8080 on 0.0.0.0, metrics 9464, embedded Redis in ./data, th
     },
   });
   expect(c.publicUrl).toBeNull();
+  expect(c.webhookSecretKey).toBeNull();
   expect(Object.isFrozen(c)).toBe(true);
 });
 
@@ -87,6 +88,10 @@ test.each([
   [
     { RELAY_PLANS: '{"free":{"max_webhook_bytes":0}}' },
     'RELAY_PLANS.free.max_webhook_bytes must be a positive whole number',
+  ],
+  [
+    { RELAY_WEBHOOK_SECRET_KEY: 'short' },
+    'RELAY_WEBHOOK_SECRET_KEY must be at least 32 characters (e.g. openssl rand -base64 32)',
   ],
   [
     { RELAY_PUBLIC_URL: 'relay.example.com' },
