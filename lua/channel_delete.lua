@@ -1,11 +1,12 @@
 --[[
-channel_delete: delete a channel, its messages, configuration and dedup
-history; its slot in the plan's channel limit is freed. Channels that had it
+channel_delete: delete a channel, its messages, configuration, dedup
+history and webhook endpoints (their URLs are refused from now on); its slot in the plan's channel limit is freed. Channels that had it
 as their dead-letter channel lose that setting (so that their last deliveries
 are discarded instead of bringing the deleted channel back); this walks the
 account's channels, at most the plan's channel limit.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys of the channel
+KEYS[13]    the account's webhooks hash                                 (rq:{a}:webhooks)
 ARGV[1] channel id
 Returns: deleted_count (messages deleted)
 Errors:  CHANNEL_NOT_FOUND
@@ -19,6 +20,13 @@ local count = drop_messages(k, ch, ARGV[1])
 redis.call('UNLINK', ch.d, ch.dx)
 redis.call('HDEL', k.channels, ARGV[1])
 redis.call('ZREM', k.timers, ARGV[1])
+local hooks = redis.call('HGETALL', KEYS[13])
+for i = 1, #hooks, 2 do
+  local id = hooks[i]
+  if not string.find(id, ':', 1, true) and cjson.decode(hooks[i + 1]).channel == ARGV[1] then
+    redis.call('HDEL', KEYS[13], id, id .. ':created', id .. ':count', id .. ':last')
+  end
+end
 local configs = redis.call('HGETALL', k.channels)
 for i = 1, #configs, 2 do
   local max_attempts, dedup_window, dlq, created, tail = parse_config(configs[i + 1])

@@ -10,13 +10,14 @@ ARGV[5] n, the number of messages; then 8 values per message:
         uuid, delay_ms (integer, or '' for the channel's delay_seconds setting, else 0), size (bytes of body + metadata json), content_type,
         dedup_id ('' for none), metadata length (UTF-16 units, for the reader), metadata json,
         body json
+ARGV[6 + 8n] the storage ceiling for one message's size (bytes; 1 MiB, more for plans whose
+        webhook bodies may be larger)
 Returns: { {id, ...} in request order, lowered_due_ms or false }
          A message whose dedup_id was seen within the channel's dedup window is not
          stored again: its id is the first message's id.
 Errors:  ACCOUNT_NOT_FOUND; CHANNEL_LIMIT <max_channels>; STORAGE_LIMIT <max_storage_bytes>;
-         MESSAGE_TOO_LARGE <index> (the 1 MiB storage safeguard)
+         MESSAGE_TOO_LARGE <index> <ceiling> (the storage safeguard)
 ]]
-local MAX_STORED_MESSAGE = 1048576
 local k = account_keys(1)
 local ch = channel_keys(7)
 local channel = ARGV[1]
@@ -24,6 +25,7 @@ local max_storage = tonumber(ARGV[2])
 local max_channels = tonumber(ARGV[3])
 local retention = tonumber(ARGV[4])
 local n = tonumber(ARGV[5])
+local max_stored = tonumber(ARGV[6 + 8 * n])
 
 if redis.call('EXISTS', k.account) == 0 then
   return redis.error_reply('ACCOUNT_NOT_FOUND')
@@ -51,8 +53,8 @@ local total = 0
 for i = 1, n do
   local base = 5 + (i - 1) * 8
   local size = tonumber(ARGV[base + 3])
-  if size > MAX_STORED_MESSAGE then
-    return redis.error_reply('MESSAGE_TOO_LARGE ' .. (i - 1))
+  if size > max_stored then
+    return redis.error_reply('MESSAGE_TOO_LARGE ' .. (i - 1) .. ' ' .. max_stored)
   end
   local dedup_id = ARGV[base + 5]
   local duplicate_of = nil

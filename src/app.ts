@@ -29,6 +29,8 @@ import { loadScripts } from './store/scripts';
 import { Sweeper } from './store/sweeper';
 import type { Store } from './store/types';
 import { ChannelWaiters } from './store/waiters';
+import { webhookReceiver } from './webhooks/receiver';
+import { webhooksRouter } from './webhooks/router';
 
 export interface AppDeps {
   config: Readonly<Config>;
@@ -87,6 +89,8 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   app.set('query parser', 'simple');
   app.use(requestLog(logger, metrics));
   app.use(healthRouter(deps));
+  // before rawBody: a webhook's body is read as exact bytes, up to the plan's limit
+  app.use(webhookReceiver(deps));
   app.use(rawBody);
   // a dashboard session's cookie stands in for the Authorization header on the API
   app.use('/v1', (req, _res, next) => {
@@ -96,6 +100,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   });
   app.use(messagesRouter(deps));
   app.use(channelsRouter(deps));
+  app.use(webhooksRouter(deps));
   app.use(accountRouter(deps));
   app.use(sessionRouter(deps));
   app.use(dashboardRouter());

@@ -13,7 +13,10 @@ export const PLAN_LIMITS = {
   max_tokens: 'tokens the account may hold (dashboard sessions not counted)',
   max_websocket_connections: 'open WebSocket connections of the account, across pods',
   max_long_polls: 'concurrent long-poll waits (pulls with `wait_ms`) of the account, across pods',
+  max_webhook_bytes: 'largest request body a webhook URL of the account accepts (bytes)',
 } as const;
+
+export const DEFAULT_MAX_WEBHOOK_BYTES = 1_048_576;
 
 export type Plan = Record<keyof typeof PLAN_LIMITS, number>;
 export type Plans = Readonly<Record<string, Readonly<Plan>>>;
@@ -25,7 +28,12 @@ export interface PlanDefaults {
 }
 
 function defaultPlans(d: PlanDefaults): Record<string, Plan> {
-  const common = { ...d, max_tokens: 100, max_long_polls: 1000 };
+  const common = {
+    ...d,
+    max_tokens: 100,
+    max_long_polls: 1000,
+    max_webhook_bytes: DEFAULT_MAX_WEBHOOK_BYTES,
+  };
   return {
     free: {
       max_storage_bytes: 10_000_000,

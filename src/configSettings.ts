@@ -4,6 +4,7 @@
  * docs/configuration.md is generated from them (npm run docs:config).
  * Adding a setting is adding one entry here.
  */
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { parsePlans } from './configPlans';
 import { ConfigError, custom, integer, oneOf } from './configSetting';
@@ -180,14 +181,13 @@ export const SETTINGS = {
     min: 0,
     max: 1_000_000,
     description:
-      "requests per second of an account whose plan sets no `rate_limit_per_second`; 0: unlimited",
+      'requests per second of an account whose plan sets no `rate_limit_per_second`; 0: unlimited',
   }),
   rateLimitBurst: integer('RELAY_RATE_LIMIT_BURST', {
     default: 0,
     min: 0,
     max: 1_000_000,
-    description:
-      "burst of an account whose plan sets no `rate_limit_burst`; 0: one second's worth",
+    description: "burst of an account whose plan sets no `rate_limit_burst`; 0: one second's worth",
   }),
   maxWsConnectionsPerToken: integer('RELAY_MAX_WS_CONNECTIONS_PER_TOKEN', {
     default: 10_000,
@@ -225,6 +225,46 @@ export const SETTINGS = {
     unit: 'ms',
     description:
       "how long a pod may reuse a token lookup; 0 reads it on every request. This pod's own revocations and plan changes apply at once, another pod's within this time",
+  }),
+  publicUrl: custom<string | null>('RELAY_PUBLIC_URL', {
+    type: 'URL',
+    default: '(unset)',
+    bounds: '`http://` or `https://`, no query',
+    description:
+      "public address of the service (e.g. `https://relay.example.com`), the base of webhook URLs; unset: each request's own scheme and host",
+    whenUnset: null,
+    read(raw) {
+      let parsed: URL;
+      try {
+        parsed = new URL(raw.trim());
+      } catch {
+        throw new ConfigError(
+          `RELAY_PUBLIC_URL must be a URL such as https://relay.example.com, got "${raw}"`,
+        );
+      }
+      if (!['http:', 'https:'].includes(parsed.protocol) || parsed.search || parsed.hash) {
+        throw new ConfigError(
+          `RELAY_PUBLIC_URL must be an http:// or https:// address without query, got "${raw}"`,
+        );
+      }
+      return parsed.toString().replace(/\/+$/, '');
+    },
+  }),
+  webhookSecretKey: custom<Buffer | null>('RELAY_WEBHOOK_SECRET_KEY', {
+    type: 'string',
+    default: '(unset)',
+    bounds: 'at least 32 characters, the same on every pod',
+    description:
+      'seals webhook signing secrets in Redis (AES-256-GCM under its SHA-256); unset: they are stored as given. See docs/api/webhooks.md',
+    whenUnset: null,
+    read(raw) {
+      if (raw.length < 32) {
+        throw new ConfigError(
+          'RELAY_WEBHOOK_SECRET_KEY must be at least 32 characters (e.g. openssl rand -base64 32)',
+        );
+      }
+      return crypto.createHash('sha256').update(raw).digest();
+    },
   }),
   gaugeIntervalMs: integer('RELAY_GAUGE_INTERVAL_MS', {
     default: 1000,

@@ -22,24 +22,25 @@ import {
   toBody,
   UsageError,
 } from './clientInput';
+import { untilSignal } from './signals';
 
 const DEFAULT_URL = 'http://localhost:8080';
 const CONTENT_TYPES: ContentType[] = ['json', 'text', 'bytes', 'v8'];
 
-interface ConnectionFlags {
+export interface ConnectionFlags {
   url?: string;
   token?: string;
   json?: boolean;
 }
 
-function withConnection(command: Command): Command {
+export function withConnection(command: Command): Command {
   return command
     .option('--url <url>', `relay address (default: $RELAY_URL or ${DEFAULT_URL})`)
     .option('--token <token>', 'relay API token (default: $RELAY_TOKEN)')
     .option('--json', 'print JSON lines even on a terminal');
 }
 
-function connect(flags: ConnectionFlags): RelayClient {
+export function connect(flags: ConnectionFlags): RelayClient {
   const url = flags.url ?? process.env.RELAY_URL ?? DEFAULT_URL;
   const token = flags.token ?? process.env.RELAY_TOKEN;
   if (!token) throw new UsageError('no relay token: set RELAY_TOKEN or pass --token');
@@ -49,7 +50,7 @@ function connect(flags: ConnectionFlags): RelayClient {
   return new RelayClient({ url, token });
 }
 
-const jsonOutput = (flags: ConnectionFlags) => Boolean(flags.json) || !process.stdout.isTTY;
+export const jsonOutput = (flags: ConnectionFlags) => Boolean(flags.json) || !process.stdout.isTTY;
 
 function printLine(text: string): void {
   process.stdout.write(`${text}\n`);
@@ -72,7 +73,7 @@ function printMessage(flags: ConnectionFlags, channel: string, m: PulledMessage)
 }
 
 /** Runs a command's action with errors turned into one plain sentence and an exit code. */
-function run<A extends unknown[]>(
+export function run<A extends unknown[]>(
   action: (...args: A) => Promise<void>,
 ): (...args: A) => Promise<void> {
   return async (...args: A) => {
@@ -229,16 +230,10 @@ async function tailCommand(channels: string[], flags: TailFlags): Promise<void> 
     if (err instanceof LeaveIt) return;
     process.stderr.write(`relayq: ${err.message}\n`);
   });
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      stopping = true;
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      consumer.stop().then(resolve, resolve);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await untilSignal(
+    () => consumer.stop(),
+    () => (stopping = true),
+  );
 }
 
 async function channelsCommand(flags: ConnectionFlags): Promise<void> {

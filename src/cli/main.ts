@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import { registerAdminCommands } from './admin';
 import { registerClientCommands } from './client';
+import { registerForwardCommand } from './forward';
 
 const program = new Command();
 program
@@ -18,6 +19,7 @@ program
 
 registerAdminCommands(program);
 registerClientCommands(program);
+registerForwardCommand(program);
 
 program.parseAsync(process.argv).catch((err) => {
   process.stderr.write(`relayq: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -9,6 +9,15 @@ export {
   type MessageHandler,
   type StopOptions,
 } from './consumer';
+export {
+  forward,
+  retryDelaySeconds,
+  sendRequest,
+  DeliveryFailed,
+  type DeliveryReport,
+  type ForwardOptions,
+} from './forward';
+export { messageRequest, targetUrl, bodyBytes, type ForwardRequest } from './forwardRequest';
 export { Subscription, subscriptionUrl, type SubscriptionOptions } from './subscription';
 export type { BackoffOptions } from './backoff';
 export type { RetryPolicy } from './http';

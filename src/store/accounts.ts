@@ -1,7 +1,7 @@
 /** Accounts and their tokens. Token secrets never reach Redis: only their sha256. */
 import { AppError, forbidden, notFound } from '../errors';
 import type { StoreContext } from './context';
-import { accountKeyList, channelKeyList, systemKeys } from './keys';
+import { accountKeyList, channelKeyList, systemKeys, webhooksKey } from './keys';
 import { scriptFailure } from './storeErrors';
 import type { AccountRecord, AccountStore, AuthLookup, TokenRecord } from './types';
 
@@ -84,7 +84,7 @@ export function createAccountStore(ctx: StoreContext, authCacheMs = 0): AccountS
         try {
           await ctx.call(
             'channel_delete',
-            [...accountKeyList(id), ...channelKeyList(id, channel)],
+            [...accountKeyList(id), ...channelKeyList(id, channel), webhooksKey(id)],
             [channel],
           );
         } catch (err) {

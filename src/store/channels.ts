@@ -1,7 +1,7 @@
 /** Channel listing, configuration, purge, delete and redrive. */
 import { AppError, notFound } from '../errors';
 import type { StoreContext } from './context';
-import { accountKeyList, channelKeyList } from './keys';
+import { accountKeyList, channelKeyList, webhooksKey } from './keys';
 import { scriptFailure } from './storeErrors';
 import type { ChannelConfig, ChannelStats, ChannelStore, PlanLimits } from './types';
 
@@ -124,7 +124,11 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
 
     async remove(account, channel) {
       try {
-        return await ctx.call<number>('channel_delete', keysOf(account, channel), [channel]);
+        return await ctx.call<number>(
+          'channel_delete',
+          [...keysOf(account, channel), webhooksKey(account)],
+          [channel],
+        );
       } catch (err) {
         throw mapChannelErrors(err, channel);
       }

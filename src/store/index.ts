@@ -8,6 +8,7 @@ import { createQueueStore } from './queue';
 import type { RedisClient } from './redis';
 import { defineScripts } from './scripts';
 import type { Store } from './types';
+import { createWebhookStore } from './webhooks';
 
 export function createStore(
   redis: RedisClient,
@@ -20,6 +21,7 @@ export function createStore(
     channels: createChannelStore(context),
     accounts: createAccountStore(context, authCacheMs),
     limits: createLimitStore(context),
+    webhooks: createWebhookStore(context),
     async ping() {
       try {
         return (await redis.ping()) === 'PONG';

@@ -76,6 +76,15 @@ export const systemKeys = {
   gaugeOldest: `${PREFIX}:${SYSTEM_TAG}:gauge_oldest`,
 };
 
+/**
+ * An account's webhook endpoints (hash): `<id>` -> record json, `<id>:created`,
+ * `<id>:count`, `<id>:last` (ms). Not in accountKeyList: only the webhook
+ * scripts and channel_delete take it.
+ */
+export function webhooksKey(accountId: string): string {
+  return `${PREFIX}:{${accountId}}:webhooks`;
+}
+
 /** A token's request counter for its own rate limit (expires with its window). */
 export function rateLimitKey(accountId: string, tokenId: string): string {
   return `${PREFIX}:{${accountId}}:rate:${tokenId}`;

@@ -4,7 +4,7 @@ import { AppError } from '../errors';
 import type { StoreContext } from './context';
 import { accountKeyList, channelKeyList } from './keys';
 import { pulledMessageJson } from './records';
-import { scriptFailure } from './storeErrors';
+import { limitErrors, scriptFailure } from './storeErrors';
 import type {
   AckResult,
   NewMessage,
@@ -25,27 +25,39 @@ function nonces(batch: number): string {
     .slice(0, batch * NONCE_CHARS);
 }
 
+const STORAGE_CEILING = 1_048_576;
+/** Room for a webhook message's metadata (its headers, at most 16 KB, JSON-escaped). */
+const WEBHOOK_METADATA_ROOM = 65_536;
+
+/**
+ * The storage layer's ceiling on one message's size: 1 MiB, or more for a plan
+ * whose webhook bodies may be larger (a webhook message's size counts its raw
+ * body bytes plus its metadata).
+ */
+export function storageCeiling(limits: PlanLimits): number {
+  return Math.max(STORAGE_CEILING, limits.max_webhook_bytes + WEBHOOK_METADATA_ROOM);
+}
+
 /** Maps the errors send can answer with to what the client is told. */
 function sendError(err: unknown, limits: PlanLimits): unknown {
   const failure = scriptFailure(err);
   switch (failure?.code) {
     case 'ACCOUNT_NOT_FOUND':
-      return new AppError('UNAUTHORIZED', "the token's account no longer exists");
+      return limitErrors.accountGone();
     case 'CHANNEL_LIMIT':
-      return new AppError(
-        'FORBIDDEN',
-        `channel limit reached: the plan allows at most ${limits.max_channels} channels`,
-      );
+      return limitErrors.channels(limits);
     case 'STORAGE_LIMIT':
       return new AppError(
         'FORBIDDEN',
         `storage limit reached: the plan allows at most ${limits.max_storage_bytes} bytes of stored messages`,
       );
-    case 'MESSAGE_TOO_LARGE':
+    case 'MESSAGE_TOO_LARGE': {
+      const [index, ceiling] = failure.detail.split(' ');
       return new AppError(
         'PAYLOAD_TOO_LARGE',
-        `messages[${failure.detail}] is over the 1048576-byte storage ceiling`,
+        `messages[${index}] is over the ${ceiling}-byte storage ceiling`,
       );
+    }
     default:
       return err;
   }
@@ -73,6 +85,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
           m.bodyJson,
         );
       }
+      args.push(storageCeiling(limits));
       let reply: [string[], number | null];
       try {
         reply = await ctx.call(

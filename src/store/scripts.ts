@@ -30,7 +30,7 @@ export const SCRIPT_KEY_COUNTS = {
   channel_stats: 12,
   channel_configure: 12,
   channel_purge: 12,
-  channel_delete: 12,
+  channel_delete: 13,
   dead_letter_sources: 12,
   redrive: 18,
   rate_limit: 2,
@@ -41,6 +41,10 @@ export const SCRIPT_KEY_COUNTS = {
   account_gauges: 6,
   gauges_fold: 3,
   gauges_read: 3,
+  webhook_create: 7,
+  webhook_delete: 1,
+  webhook_lookup: 7,
+  webhook_received: 1,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;

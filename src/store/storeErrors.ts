@@ -4,6 +4,7 @@
  * that says Redis is unreachable or not serving is a 503, safe to retry.
  */
 import { AppError } from '../errors';
+import type { PlanLimits } from './types';
 
 const UNAVAILABLE_REPLIES = [
   'LOADING',
@@ -34,6 +35,8 @@ export const SCRIPT_ERROR_CODES = [
   'STORAGE_LIMIT',
   'TOKEN_LIMIT',
   'TOKEN_NOT_FOUND',
+  'WEBHOOK_LIMIT',
+  'WEBHOOK_NOT_FOUND',
 ] as const;
 
 const SCRIPT_ERROR = new RegExp(`(?:^|\\s)(${SCRIPT_ERROR_CODES.join('|')})(?: ([^\\n]*))?$`);
@@ -75,3 +78,13 @@ export function rethrowStoreError(err: unknown): never {
   if (isUnavailable(err)) throw unavailable();
   throw err;
 }
+
+/** The refusals a plan limit or a vanished account cause, worded alike for every operation. */
+export const limitErrors = {
+  accountGone: () => new AppError('UNAUTHORIZED', "the token's account no longer exists"),
+  channels: (limits: PlanLimits) =>
+    new AppError(
+      'FORBIDDEN',
+      `channel limit reached: the plan allows at most ${limits.max_channels} channels`,
+    ),
+};

@@ -14,6 +14,8 @@ export interface PlanLimits {
   max_websocket_connections: number;
   /** concurrent long-poll waits of the account, across pods */
   max_long_polls: number;
+  /** largest request body a webhook URL of the account accepts (bytes) */
+  max_webhook_bytes: number;
 }
 
 export interface NewMessage {
@@ -183,12 +185,59 @@ export interface AccountStore {
   count(): Promise<number>;
 }
 
+/** How a webhook's deliveries are verified; `secret` is never returned by any API. */
+export interface WebhookVerify {
+  scheme: 'github' | 'stripe' | 'standard-webhooks' | 'hmac-sha256';
+  secret: string;
+  on_failure: 'reject' | 'record';
+  /** hmac-sha256 only: the header holding the signature (lower case) */
+  header?: string;
+  /** hmac-sha256 only */
+  encoding?: 'hex' | 'base64';
+  /** hmac-sha256 only: text before the signature in the header */
+  prefix?: string;
+}
+
+export interface WebhookRecord {
+  id: string;
+  channel: string;
+  label: string | null;
+  /** sha256 of the URL key's secret part, hex */
+  key_hash: string;
+  verify: WebhookVerify | null;
+  /** request header whose value is the delivery's dedup id (lower case), or null */
+  dedup_header: string | null;
+}
+
+export interface WebhookEntry extends WebhookRecord {
+  created_ms: number;
+  received_count: number;
+  last_received_ms: number | null;
+}
+
+export interface WebhookLookup {
+  webhook: WebhookRecord | null;
+  plan: string | null;
+}
+
+export interface WebhookStore {
+  /** Stores the webhook (creating its channel if needed); returns its creation time. */
+  create(account: string, limits: PlanLimits, webhook: WebhookRecord): Promise<number>;
+  /** The channel's webhooks, oldest first. */
+  list(account: string, channel: string): Promise<WebhookEntry[]>;
+  remove(account: string, channel: string, id: string): Promise<void>;
+  lookup(account: string, id: string): Promise<WebhookLookup>;
+  /** Counts an accepted delivery and notes its time. */
+  recordReceived(account: string, id: string): Promise<void>;
+}
+
 export interface Store {
   queue: QueueStore;
   channels: ChannelStore;
   accounts: AccountStore;
   /** counters behind the account limits (rates, concurrent holders) */
   limits: LimitStore;
+  webhooks: WebhookStore;
   /** Redis answers PING and the scripts are loaded */
   ping(): Promise<boolean>;
 }

@@ -34,6 +34,7 @@ test('defaults: port 8080 on 0.0.0.0, metrics 9464, embedded Redis in ./data, th
       retention_seconds: 259_200,
       ...fairness,
       max_websocket_connections: 1000,
+      max_webhook_bytes: 1_048_576,
     },
     paid: {
       max_storage_bytes: 100_000_000,
@@ -41,10 +42,13 @@ test('defaults: port 8080 on 0.0.0.0, metrics 9464, embedded Redis in ./data, th
       retention_seconds: 1_209_600,
       ...fairness,
       max_websocket_connections: 10_000,
+      max_webhook_bytes: 1_048_576,
     },
   });
   expect(c.maxWsConnectionsPerToken).toBe(10_000);
   expect(c.trustProxy).toBe(false);
+  expect(c.publicUrl).toBeNull();
+  expect(c.webhookSecretKey).toBeNull();
   expect(Object.isFrozen(c)).toBe(true);
 });
 
@@ -86,13 +90,29 @@ test.each([
   ],
   [
     { RELAY_PLANS: '{"free":{"max_chanels":5}}' },
-    'RELAY_PLANS.free.max_chanels is not a plan limit; use max_storage_bytes, max_channels, retention_seconds, rate_limit_per_second, rate_limit_burst, max_tokens, max_websocket_connections, max_long_polls',
+    'RELAY_PLANS.free.max_chanels is not a plan limit; use max_storage_bytes, max_channels, retention_seconds, rate_limit_per_second, rate_limit_burst, max_tokens, max_websocket_connections, max_long_polls, max_webhook_bytes',
   ],
   [
     { RELAY_PLANS: '{"gold":{"max_channels":5}}' },
     'RELAY_PLANS.gold.max_storage_bytes is required for the new plan "gold"',
   ],
   [{ RELAY_PLANS: '{"free":3}' }, 'RELAY_PLANS.free must be an object of limits'],
+  [
+    { RELAY_PLANS: '{"free":{"max_webhook_bytes":0}}' },
+    'RELAY_PLANS.free.max_webhook_bytes must be a positive whole number',
+  ],
+  [
+    { RELAY_WEBHOOK_SECRET_KEY: 'short' },
+    'RELAY_WEBHOOK_SECRET_KEY must be at least 32 characters (e.g. openssl rand -base64 32)',
+  ],
+  [
+    { RELAY_PUBLIC_URL: 'relay.example.com' },
+    'RELAY_PUBLIC_URL must be a URL such as https://relay.example.com, got "relay.example.com"',
+  ],
+  [
+    { RELAY_PUBLIC_URL: 'ftp://relay.example.com' },
+    'RELAY_PUBLIC_URL must be an http:// or https:// address without query, got "ftp://relay.example.com"',
+  ],
   [
     { RELAY_PLANS: '{"a b":{}}' },
     'RELAY_PLANS: plan name "a b" must be 1 to 64 of A-Z a-z 0-9 _ -',
@@ -118,6 +138,7 @@ test('RELAY_PLANS overrides a plan field by field and may add plans', () => {
   );
   expect(plans.free).toEqual({ ...DEFAULT_PLANS.free, retention_seconds: 2 });
   expect(plans.paid).toEqual(DEFAULT_PLANS.paid);
+  // max_webhook_bytes may be left out of a new plan: 1 MiB
   expect(plans.team).toEqual({
     max_storage_bytes: 1,
     max_channels: 2,
@@ -127,6 +148,7 @@ test('RELAY_PLANS overrides a plan field by field and may add plans', () => {
     max_tokens: 100,
     max_websocket_connections: 1000,
     max_long_polls: 1000,
+    max_webhook_bytes: 1_048_576,
   });
 });
 

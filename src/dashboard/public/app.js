@@ -276,7 +276,53 @@ function openChannel(c) {
   $('cfg-channel').value = c.id;
   $('cfg-dlq').value = c.config.dead_letter_channel ?? '';
   $('cfg-attempts').value = c.config.max_attempts;
+  $('webhook-created').hidden = true;
+  loadWebhooks().catch((e) => say(e.message, true));
   $('send-body').focus();
+}
+
+const hooksPath = () => `/v1/relay/channels/${encodeURIComponent(selected)}/webhooks`;
+
+function describeVerify(v) {
+  if (!v) return 'none';
+  return `${v.scheme}${v.on_failure === 'record' ? ' (record failures)' : ''}`;
+}
+
+async function loadWebhooks() {
+  const { webhooks } = await api('GET', hooksPath());
+  const rows = $('webhook-rows');
+  rows.replaceChildren();
+  for (const w of webhooks) {
+    const tr = el('tr', undefined, { 'data-webhook': w.id });
+    tr.append(
+      el('td', w.label ?? '(unlabelled)'),
+      el('td', w.id, { class: 'mono' }),
+      el('td', describeVerify(w.verify)),
+      el('td', w.received_count),
+      el('td', w.last_received_at === null ? 'never' : `${age(w.last_received_at)} ago`),
+    );
+    const td = el('td');
+    const remove = el('button', 'Delete', {
+      type: 'button',
+      class: 'danger',
+      'aria-label': `Delete webhook ${w.label ?? w.id}`,
+    });
+    remove.addEventListener('click', async () => {
+      const name = w.label ?? w.id;
+      if (!(await confirmAction(`Delete webhook "${name}"? Its URL stops working at once.`)))
+        return;
+      try {
+        await api('DELETE', `${hooksPath()}/${w.id}`);
+        say('Webhook deleted.');
+      } catch (err) {
+        say(err.message, true);
+      }
+      loadWebhooks().catch((e) => say(e.message, true));
+    });
+    td.append(remove);
+    tr.append(td);
+    rows.append(tr);
+  }
 }
 
 $('signin-form').addEventListener('submit', async (event) => {
@@ -352,6 +398,55 @@ $('configure-form').addEventListener('submit', async (event) => {
     loadChannels();
   } catch (err) {
     say(err.message, true);
+  }
+});
+
+$('hook-scheme').addEventListener('change', () => {
+  const scheme = $('hook-scheme').value;
+  $('hook-secret').disabled = scheme === '';
+  $('hook-failure').disabled = scheme === '';
+  $('hook-secret').required = scheme !== '';
+  for (const node of document.querySelectorAll('.hmac-only'))
+    node.hidden = scheme !== 'hmac-sha256';
+  $('hook-header').required = scheme === 'hmac-sha256';
+});
+
+$('webhook-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const body = {};
+  const label = $('hook-label').value.trim();
+  if (label) body.label = label;
+  const scheme = $('hook-scheme').value;
+  if (scheme) {
+    body.verify = { scheme, secret: $('hook-secret').value, on_failure: $('hook-failure').value };
+    if (scheme === 'hmac-sha256') {
+      body.verify.header = $('hook-header').value.trim();
+      body.verify.encoding = $('hook-encoding').value;
+      body.verify.prefix = $('hook-prefix').value;
+    }
+  }
+  try {
+    const created = await api('POST', hooksPath(), body);
+    $('webhook-created-value').value = created.url;
+    $('webhook-created').hidden = false;
+    $('webhook-created-value').focus();
+    $('webhook-created-value').select();
+    say('Webhook URL created.');
+    event.target.reset();
+    $('hook-scheme').dispatchEvent(new Event('change'));
+    loadWebhooks().catch((e) => say(e.message, true));
+  } catch (err) {
+    say(err.message, true);
+  }
+});
+
+$('webhook-copy').addEventListener('click', async () => {
+  try {
+    await navigator.clipboard.writeText($('webhook-created-value').value);
+    say('Webhook URL copied to the clipboard.');
+  } catch {
+    $('webhook-created-value').select();
+    say('Press Ctrl+C to copy the selected URL.');
   }
 });
 

@@ -46,6 +46,7 @@ describe('account API roles', () => {
         max_storage_bytes: 10_000_000,
         max_channels: 5,
         retention_seconds: 259_200,
+        max_webhook_bytes: 1_048_576,
         max_message_bytes: 131_072,
       },
       usage: { storage_bytes: 5, channels: 1 },

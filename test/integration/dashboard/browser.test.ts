@@ -3,6 +3,7 @@
  * (never a downloaded browser). Screenshots of each page go to
  * test-artifacts/dashboard/ (not committed).
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -148,4 +149,52 @@ test('an owner signs in, makes a scoped token, watches a channel live, purges, r
     headers: { Cookie: `relayq_session=${session!.value}` },
   });
   expect(after.status).toBe(401);
+}, 60_000);
+
+test('in the channel view an owner creates a webhook URL (shown once), sees it receive, deletes it', async () => {
+  await app.relay.store.accounts.create('hooks', 'free');
+  const owner = (
+    await issueToken(app.relay.store.accounts, 'hooks', { role: 'owner', name: 'owner' })
+  ).token;
+  expect((await api('POST', '/v1/relay/channels/inbox/messages', owner, { body: 1 })).status).toBe(
+    200,
+  );
+  await page.goto(`${app.baseUrl}/dashboard`);
+  await page.getByLabel('Owner token').fill(owner);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Usage' }).waitFor();
+  await page.getByRole('button', { name: 'Channels' }).click();
+  await page.getByRole('button', { name: 'Open channel inbox' }).click();
+
+  await page.getByLabel('Label').fill('github');
+  await page.getByLabel('Signature scheme').selectOption('github');
+  await page.getByLabel('Signing secret').fill('dashboard-secret');
+  await page.getByRole('button', { name: 'Create webhook URL' }).click();
+  const created = page.getByLabel('Webhook URL', { exact: true });
+  await created.waitFor();
+  const url = await created.inputValue();
+  expect(url).toMatch(new RegExp(`^${app.baseUrl}/hooks/wh_[0-9a-f]{16}.{43}_hooks$`));
+  await page.locator('#webhook-rows tr').first().waitFor();
+  expect(await page.locator('#webhook-rows').textContent()).toContain('github');
+  await page.screenshot({ path: path.join(SHOTS, 'webhooks.png') });
+
+  const body = '{"zen":"Design for failure."}';
+  const signature = `sha256=${crypto.createHmac('sha256', 'dashboard-secret').update(body).digest('hex')}`;
+  const delivered = await fetch(url, {
+    method: 'POST',
+    headers: { 'X-Hub-Signature-256': signature },
+    body,
+  });
+  expect(delivered.status).toBe(200);
+  await page.getByRole('button', { name: 'Open channel inbox' }).click();
+  await page.waitForFunction(
+    () => document.querySelector('#webhook-rows tr td:nth-child(4)')?.textContent === '1',
+  );
+  expect(await page.locator('#webhook-rows tr td:nth-child(5)').textContent()).toMatch(/ago$/);
+
+  await page.getByRole('button', { name: 'Delete webhook github' }).click();
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await page.getByText('Webhook deleted.').waitFor();
+  await page.waitForFunction(() => document.querySelectorAll('#webhook-rows tr').length === 0);
+  expect((await fetch(url, { method: 'POST', body })).status).toBe(404);
 }, 60_000);

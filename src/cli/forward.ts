@@ -1,0 +1,83 @@
+/**
+ * `relayq forward <channel> --to <url>`: replays each message of a channel as
+ * the HTTP request it describes to a local (or any) URL, with the SDK's
+ * forward(): catch-up of what arrived while it was not running, then live.
+ * One line per delivery on stdout (--json: one JSON object). SIGINT or
+ * SIGTERM finishes the deliveries in flight, then exits 0.
+ */
+import type { Command } from 'commander';
+import { forward, DeliveryFailed, type DeliveryReport } from '../client';
+import { connect, jsonOutput, run, withConnection, type ConnectionFlags } from './client';
+import { integerFlag, numberFlag, UsageError } from './clientInput';
+import { untilSignal } from './signals';
+
+interface ForwardFlags extends ConnectionFlags {
+  to: string;
+  timeout: string;
+  concurrency: string;
+  retryDelay: string;
+}
+
+function describe(r: DeliveryReport): string {
+  const result = r.status !== null ? String(r.status) : (r.error ?? 'failed');
+  const retry = r.outcome === 'retry' ? `  retry in ${r.retry_in_seconds} s` : '';
+  return `${r.time}  ${r.method} ${r.url}  ${result}  ${r.ms} ms  ${r.message_id}  attempt ${r.attempts}${retry}`;
+}
+
+async function forwardCommand(channel: string, flags: ForwardFlags): Promise<void> {
+  if (!/^https?:\/\/[^/]/i.test(flags.to)) {
+    throw new UsageError(`--to must be an http:// or https:// URL, not "${flags.to}"`);
+  }
+  const timeoutSeconds = numberFlag(flags.timeout, '--timeout');
+  if (timeoutSeconds <= 0) throw new UsageError('--timeout must be more than 0 seconds');
+  const client = connect(flags);
+  const json = jsonOutput(flags);
+  const consumer = forward(client, channel, flags.to, {
+    timeout_ms: Math.round(timeoutSeconds * 1000),
+    concurrency: integerFlag(flags.concurrency, '--concurrency', 1),
+    retry_delay_seconds: numberFlag(flags.retryDelay, '--retry-delay'),
+    onDelivery: (report) =>
+      process.stdout.write(`${json ? JSON.stringify(report) : describe(report)}\n`),
+  });
+  const note = (text: string) => {
+    if (!json) process.stderr.write(`${text}\n`);
+  };
+  let stopping = false;
+  consumer.on('connected', () => note(`forwarding ${channel} to ${flags.to} (Ctrl-C to stop)`));
+  consumer.on('disconnected', () => {
+    if (!stopping) note('disconnected from the relay; reconnecting');
+  });
+  consumer.on('error', (err: Error) => {
+    if (err instanceof DeliveryFailed) return; // already printed as a delivery line
+    process.stderr.write(`relayq: ${err.message}\n`);
+  });
+  await untilSignal(
+    () => consumer.stop(),
+    () => {
+      stopping = true;
+      note('finishing the deliveries in flight');
+    },
+  );
+}
+
+export function registerForwardCommand(program: Command): void {
+  withConnection(
+    program
+      .command('forward')
+      .description(
+        'replay the messages of a channel (webhook deliveries included) as HTTP requests to a URL',
+      )
+      .argument('<channel>', 'channel id')
+      .requiredOption(
+        '--to <url>',
+        'where to send each request, e.g. http://localhost:3000/webhooks',
+      )
+      .option('--timeout <seconds>', 'how long to wait for the target per delivery', '30')
+      .option('--concurrency <n>', 'deliveries at once (1 keeps the order)', '1')
+      .option(
+        '--retry-delay <seconds>',
+        'delay before a failed delivery is retried, doubled each attempt (up to 300 s)',
+        '1',
+      ),
+  ).action(run(forwardCommand));
+}

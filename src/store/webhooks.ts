@@ -1,0 +1,92 @@
+/**
+ * Webhook endpoints of a channel, in one hash per account (keys.ts
+ * webhooksKey). The record keeps the sha256 of the URL key's secret part and,
+ * when verification is configured, the signing secret (needed to check each
+ * delivery; never returned by any API).
+ */
+import { AppError, notFound } from '../errors';
+import type { StoreContext } from './context';
+import { accountKeyList, webhooksKey } from './keys';
+import { limitErrors, scriptFailure } from './storeErrors';
+import type { WebhookEntry, WebhookLookup, WebhookRecord, WebhookStore } from './types';
+
+/** Most webhooks one account may have (bounds the walk channel_delete makes). */
+export const MAX_WEBHOOKS_PER_ACCOUNT = 100;
+
+function webhookNotFound(channel: string, id: string): AppError {
+  return notFound(`webhook ${id} does not exist on channel ${channel}`);
+}
+
+export function createWebhookStore(ctx: StoreContext): WebhookStore {
+  return {
+    async create(account, limits, webhook: WebhookRecord) {
+      try {
+        return await ctx.call<number>(
+          'webhook_create',
+          [...accountKeyList(account), webhooksKey(account)],
+          [
+            webhook.channel,
+            limits.max_channels,
+            webhook.id,
+            JSON.stringify(webhook),
+            MAX_WEBHOOKS_PER_ACCOUNT,
+          ],
+        );
+      } catch (err) {
+        switch (scriptFailure(err)?.code) {
+          case 'ACCOUNT_NOT_FOUND':
+            throw limitErrors.accountGone();
+          case 'CHANNEL_LIMIT':
+            throw limitErrors.channels(limits);
+          case 'WEBHOOK_LIMIT':
+            throw new AppError(
+              'FORBIDDEN',
+              `webhook limit reached: an account may have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks`,
+            );
+          default:
+            throw err;
+        }
+      }
+    },
+
+    async list(account, channel) {
+      const all = await ctx.redis.hgetall(webhooksKey(account));
+      const out: WebhookEntry[] = [];
+      for (const [field, json] of Object.entries(all)) {
+        if (field.includes(':')) continue;
+        const record = JSON.parse(json) as WebhookRecord;
+        if (record.channel !== channel) continue;
+        const last = all[`${field}:last`];
+        out.push({
+          ...record,
+          created_ms: Number(all[`${field}:created`] ?? 0),
+          received_count: Number(all[`${field}:count`] ?? 0),
+          last_received_ms: last === undefined ? null : Number(last),
+        });
+      }
+      return out.sort((a, b) => a.created_ms - b.created_ms || a.id.localeCompare(b.id));
+    },
+
+    async remove(account, channel, id) {
+      try {
+        await ctx.call('webhook_delete', [webhooksKey(account)], [channel, id]);
+      } catch (err) {
+        if (scriptFailure(err)?.code === 'WEBHOOK_NOT_FOUND') throw webhookNotFound(channel, id);
+        throw err;
+      }
+    },
+
+    async lookup(account, id): Promise<WebhookLookup> {
+      const [json, plan] = await ctx.call<[string | null, string | null]>(
+        'webhook_lookup',
+        [...accountKeyList(account), webhooksKey(account)],
+        [id],
+      );
+      return { webhook: json ? (JSON.parse(json) as WebhookRecord) : null, plan };
+    },
+
+    async recordReceived(account, id) {
+      await ctx.call('webhook_received', [webhooksKey(account)], [id]);
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/** Checks a delivery against its webhook's verification settings. */
+import type { WebhookVerify } from '../../store/types';
+import { verifyHmacSha256 } from './generic';
+import { verifyGithub } from './github';
+import { verifyStandardWebhooks } from './standardWebhooks';
+import { verifyStripe } from './stripe';
+import type { Delivery } from './types';
+
+export type { Delivery } from './types';
+
+/** true when the signature is valid, false otherwise. */
+export function verifyDelivery(verify: WebhookVerify, delivery: Delivery): boolean {
+  switch (verify.scheme) {
+    case 'github':
+      return verifyGithub(verify.secret, delivery);
+    case 'stripe':
+      return verifyStripe(verify.secret, delivery);
+    case 'standard-webhooks':
+      return verifyStandardWebhooks(verify.secret, delivery);
+    case 'hmac-sha256':
+      return verifyHmacSha256(
+        verify.secret,
+        {
+          header: verify.header ?? '',
+          encoding: verify.encoding ?? 'hex',
+          prefix: verify.prefix ?? '',
+        },
+        delivery,
+      );
+  }
+}
