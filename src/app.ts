@@ -19,6 +19,7 @@ import { RateLimiter } from './http/rateLimit';
 import { requestLog } from './http/requestLog';
 import { sessionRouter } from './http/session';
 import { Metrics } from './metrics';
+import { sqsRouter } from './sqs/router';
 import { PlanResolver } from './plans';
 import { EventHub } from './store/events';
 import { createStore } from './store/index';
@@ -82,6 +83,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   app.set('query parser', 'simple');
   app.use(requestLog(logger, metrics));
   app.use(healthRouter(deps));
+  app.use(sqsRouter(deps));
   app.use(rawBody);
   // a dashboard session's cookie stands in for the Authorization header on the API
   app.use('/v1', (req, _res, next) => {

@@ -52,6 +52,12 @@ export interface Config {
    * effect at once; another pod's within this time.
    */
   authCacheMs: number;
+  /**
+   * Server key the SQS endpoint's AWS secrets are derived from
+   * (RELAY_SQS_SECRET_KEY, at least 32 characters); null: no AWS credentials
+   * can be issued, unless the embedded quick start makes one (src/server.ts).
+   */
+  sqsSecretKey: string | null;
 }
 
 export class ConfigError extends Error {
@@ -172,6 +178,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       `LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`,
     );
   }
+  const sqsSecretKey = env.RELAY_SQS_SECRET_KEY ?? '';
+  if (sqsSecretKey !== '' && sqsSecretKey.length < 32) {
+    throw new ConfigError('RELAY_SQS_SECRET_KEY must be at least 32 characters');
+  }
   const host = env.HOST || '0.0.0.0';
   if (!/^[A-Za-z0-9._:%-]{1,253}$/.test(host)) {
     throw new ConfigError(`HOST must be an IP address or a host name, got "${host}"`);
@@ -196,5 +206,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     maxWsConnectionsPerToken: integer(env, 'RELAY_MAX_WS_CONNECTIONS_PER_TOKEN', 100, 1, 1_000_000),
     sessionTtlSeconds: integer(env, 'RELAY_SESSION_TTL_SECONDS', 8 * 3600, 1, 30 * 86_400),
     authCacheMs: integer(env, 'RELAY_AUTH_CACHE_MS', 0, 0, 60_000),
+    sqsSecretKey: sqsSecretKey === '' ? null : sqsSecretKey,
   });
 }

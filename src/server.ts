@@ -13,6 +13,7 @@ import type { Config } from './config';
 import { startEmbeddedRedis, type EmbeddedRedis } from './embeddedRedis';
 import { issueToken } from './http/admin';
 import { createApiServer } from './http/nodeServer';
+import { embeddedSqsSecretKey } from './sqs/serverKey';
 import { connectRedis, createRedis, type RedisClient } from './store/redis';
 import { attachWebSockets, type WebSocketHub } from './ws/server';
 
@@ -78,12 +79,19 @@ function listen(server: http.Server, port: number, host: string): Promise<number
   });
 }
 
-export async function runServer(config: Readonly<Config>, logger: Logger): Promise<RunningServer> {
+export async function runServer(
+  configured: Readonly<Config>,
+  logger: Logger,
+): Promise<RunningServer> {
+  let config = configured;
   let embedded: EmbeddedRedis | null = null;
   let url = config.redis.url;
   if (config.embeddedRedis) {
     embedded = await startEmbeddedRedis(config.redisServerBin, config.dataDir, logger);
     url = embedded.url;
+    if (config.sqsSecretKey === null) {
+      config = Object.freeze({ ...config, sqsSecretKey: embeddedSqsSecretKey(config.dataDir) });
+    }
   }
   const redis = createRedis({ url, clusterNodes: config.redis.clusterNodes });
   redis.on('error', (err) => logger.warn({ err: String(err) }, 'redis connection error'));

@@ -42,7 +42,7 @@ export function accountRouter(deps: HttpDeps): Router {
     post: async (req) => {
       const auth = await owner(req.headers.authorization);
       const input = validateTokenCreate(objectBody(req.body));
-      return issueToken(store.accounts, auth.accountId, input);
+      return issueToken(store.accounts, auth.accountId, input, deps.config.sqsSecretKey);
     },
   });
 

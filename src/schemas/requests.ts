@@ -163,10 +163,12 @@ export const validateTokenCreate = compile<{
   channels?: string[];
   expires_in_seconds?: number;
   role?: 'relay' | 'owner';
+  aws_credentials?: boolean;
 }>({
   type: 'object',
   additionalProperties: false,
   properties: {
+    aws_credentials: { type: 'boolean' },
     name: { type: 'string', minLength: 1, maxLength: 128 },
     channels: { type: 'array', minItems: 1, maxItems: 100, items: channelId },
     expires_in_seconds: { type: 'integer', minimum: 1, maximum: 10 * 365 * 86_400 },

@@ -81,6 +81,8 @@ export interface TokenRecord {
   kind?: 'session';
   /** a session's sign-in token: the session ends when that token is revoked or expires */
   parent_id?: string;
+  /** set when the token was issued with AWS credentials for the SQS endpoint (src/sqs/) */
+  aws_access_key_id?: string;
 }
 
 export interface AuthLookup {
