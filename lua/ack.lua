@@ -89,6 +89,6 @@ if r > 0 then
     end
   end
   if earliest then lowered = schedule(k.timers, channel, earliest) end
-  if available_now then redis.call('SPUBLISH', k.events, 'n ' .. channel) end
+  if available_now then announce(k, channel) end
 end
 return { acked, retried, lowered }

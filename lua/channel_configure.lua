@@ -1,17 +1,25 @@
 --[[
-channel_configure: set a channel's configuration, creating the channel (and its
-dead-letter channel) if needed, within the plan's channel limit.
+channel_configure: set a channel's configuration and settings, creating the
+channel (and its dead-letter channel) if needed, within the plan's channel limit.
+Resuming a paused channel that has messages available announces them (one
+new_message), so long polls and WebSocket subscribers wake.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
+KEYS[7..12] channel keys of the channel
 ARGV[1] channel id
 ARGV[2] max_channels of the plan
 ARGV[3] max_attempts ('' keeps the current value)
 ARGV[4] dedup_window_seconds ('' keeps the current value)
 ARGV[5] 'keep', 'clear' or 'set': what to do with the dead-letter channel
 ARGV[6] dead-letter channel id (with 'set')
+ARGV[7] paused: '1', '0', or '' to keep
+ARGV[8] visibility_timeout_ms: integer, '-' to reset to the default, '' to keep
+ARGV[9] delay_ms: integer, '-' to reset to the default, '' to keep
+ARGV[10] retention_ms: integer, '-' to reset to the default, '' to keep
 Returns: the config string
 Errors:  ACCOUNT_NOT_FOUND; CHANNEL_LIMIT <max_channels>
 ]]
 local k = account_keys(1)
+local ch = channel_keys(7)
 local channel = ARGV[1]
 local max_channels = tonumber(ARGV[2])
 if redis.call('EXISTS', k.account) == 0 then
@@ -28,13 +36,31 @@ if new_channels > 0 and redis.call('HLEN', k.channels) + new_channels > max_chan
   return redis.error_reply('CHANNEL_LIMIT ' .. max_channels)
 end
 local max_attempts, dedup_window, dlq, created = DEFAULT_MAX_ATTEMPTS, DEFAULT_DEDUP_WINDOW_S, '', now
-if cfg then max_attempts, dedup_window, dlq, created = parse_config(cfg) end
+local settings = { paused = false }
+if cfg then
+  max_attempts, dedup_window, dlq, created = parse_config(cfg)
+  settings = parse_settings(cfg)
+end
+local was_paused = settings.paused
 if ARGV[3] ~= '' then max_attempts = tonumber(ARGV[3]) end
 if ARGV[4] ~= '' then dedup_window = tonumber(ARGV[4]) end
 if ARGV[5] == 'clear' then dlq = '' elseif ARGV[5] == 'set' then dlq = ARGV[6] end
-local updated = format_config(max_attempts, dedup_window, dlq, created)
+if ARGV[7] ~= '' then settings.paused = ARGV[7] == '1' end
+local function apply(current, arg)
+  if arg == '' then return current end
+  if arg == '-' then return nil end
+  return tonumber(arg)
+end
+settings.visibility_ms = apply(settings.visibility_ms, ARGV[8])
+settings.delay_ms = apply(settings.delay_ms, ARGV[9])
+settings.retention_ms = apply(settings.retention_ms, ARGV[10])
+local updated = format_config(max_attempts, dedup_window, dlq, created, format_settings(settings))
 redis.call('HSET', k.channels, channel, updated)
 if dlq_new then
   redis.call('HSET', k.channels, ARGV[6], format_config(DEFAULT_MAX_ATTEMPTS, DEFAULT_DEDUP_WINDOW_S, '', now))
+end
+if was_paused and not settings.paused and
+    redis.call('ZCOUNT', ch.q, '-inf', now) + redis.call('ZCOUNT', ch.f, '-inf', now) > 0 then
+  redis.call('SPUBLISH', k.events, 'n ' .. channel)
 end
 return updated

@@ -21,9 +21,9 @@ redis.call('HDEL', k.channels, ARGV[1])
 redis.call('ZREM', k.timers, ARGV[1])
 local configs = redis.call('HGETALL', k.channels)
 for i = 1, #configs, 2 do
-  local max_attempts, dedup_window, dlq, created = parse_config(configs[i + 1])
+  local max_attempts, dedup_window, dlq, created, tail = parse_config(configs[i + 1])
   if dlq == ARGV[1] then
-    redis.call('HSET', k.channels, configs[i], format_config(max_attempts, dedup_window, '', created))
+    redis.call('HSET', k.channels, configs[i], format_config(max_attempts, dedup_window, '', created, tail))
   end
 end
 return count

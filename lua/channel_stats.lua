@@ -4,7 +4,8 @@ in O(log n). Reads only.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys of the channel
 ARGV[1] channel id
-Returns: { queued, delayed, in_flight, storage_bytes, oldest_message_ms or false, config } or false
+Returns: { queued, delayed, in_flight, storage_bytes, oldest_message_ms or false, config,
+           expiring_within_1h, now_ms } or false
          when the channel does not exist. queued counts messages available now,
          including those whose lease has ended.
 Errors:  none
@@ -28,4 +29,5 @@ if first[1] then
   end
 end
 local storage = tonumber(redis.call('HGET', k.usage, ARGV[1]) or '0')
-return { queued, delayed, in_flight, storage, oldest, cfg }
+local expiring = redis.call('ZCOUNT', ch.x, '-inf', now + 3600000)
+return { queued, delayed, in_flight, storage, oldest, cfg, expiring, now }

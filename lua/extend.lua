@@ -5,7 +5,7 @@ message is still in flight (the old deadline has not passed). The lease id stays
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys of the channel
 ARGV[1] channel id
-ARGV[2] visibility_timeout_ms (integer)
+ARGV[2] visibility_timeout_ms (integer, or '' for the channel's setting, else the default)
 ARGV[3..] lease ids
 Returns: { extended_count, lowered_due_ms or false }
 Errors:  none
@@ -14,7 +14,12 @@ local k = account_keys(1)
 local ch = channel_keys(7)
 local channel = ARGV[1]
 local now = now_ms()
-local deadline = now + tonumber(ARGV[2])
+local vt = tonumber(ARGV[2])
+if not vt then
+  local cfg = redis.call('HGET', k.channels, channel)
+  vt = (cfg and parse_settings(cfg).visibility_ms) or DEFAULT_VISIBILITY_MS
+end
+local deadline = now + vt
 local extended = 0
 local seen = {}
 for i = 3, #ARGV do

@@ -5,11 +5,12 @@ or its ended lease's deadline is at or before now. Each returned message gets
 attempts + 1, a fresh lease nonce and a deadline of now + visibility timeout.
 An available message that has had its last delivery is dead-lettered or
 discarded here instead of being returned; one past its retention is deleted.
+A paused channel leases nothing (and skips that work): the answer is its backlog only.
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12]  channel keys of the channel pulled from
 KEYS[13..18] channel keys of its dead-letter channel (the channel's own again when none)
 ARGV[1] channel id
-ARGV[2] visibility_timeout_ms (integer)
+ARGV[2] visibility_timeout_ms (integer, or '' for the channel's setting, else the default)
 ARGV[3] batch_size (integer)
 ARGV[4] nonces: batch_size random strings of 22 characters, concatenated
 ARGV[5] the dead-letter channel the caller passed keys for ('' for none)
@@ -23,7 +24,6 @@ local k = account_keys(1)
 local ch = channel_keys(7)
 local dl = channel_keys(13)
 local channel = ARGV[1]
-local vt = tonumber(ARGV[2])
 local batch = tonumber(ARGV[3])
 local nonces = ARGV[4]
 local max_channels = tonumber(ARGV[6])
@@ -36,6 +36,11 @@ local max_attempts, _, dlq = parse_config(cfg)
 local stale = check_dlq(dlq, ARGV[5])
 if stale then return stale end
 if dlq == '' then dl = nil end
+local settings = parse_settings(cfg)
+if settings.paused then
+  return { redis.call('ZCARD', ch.q) + redis.call('ZCARD', ch.f), {}, false, 0, 0, 0 }
+end
+local vt = tonumber(ARGV[2]) or settings.visibility_ms or DEFAULT_VISIBILITY_MS
 
 local now = now_ms()
 local deadline = now + vt

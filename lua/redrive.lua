@@ -47,6 +47,6 @@ for _, seq in ipairs(waiting) do
 end
 if moved > 0 then
   redis.call('ZADD', k.timers, 'LT', earliest_expiry, target)
-  redis.call('SPUBLISH', k.events, 'n ' .. target)
+  announce(k, target)
 end
 return moved

@@ -5,9 +5,9 @@ KEYS[7..12] channel keys: q, f, m, x, d, dx                           (rq:{a}:c:
 ARGV[1] channel id
 ARGV[2] max_storage_bytes of the account's plan (integer)
 ARGV[3] max_channels of the plan (integer)
-ARGV[4] retention_ms of the plan (integer)
+ARGV[4] retention_ms of the plan (integer); a channel's retention_seconds setting may shorten it
 ARGV[5] n, the number of messages; then 8 values per message:
-        uuid, delay_ms (integer), size (bytes of body + metadata json), content_type,
+        uuid, delay_ms (integer, or '' for the channel's delay_seconds setting, else 0), size (bytes of body + metadata json), content_type,
         dedup_id ('' for none), metadata length (UTF-16 units, for the reader), metadata json,
         body json
 Returns: { {id, ...} in request order, lowered_due_ms or false }
@@ -31,10 +31,14 @@ end
 local now = now_ms()
 
 local dedup_window = DEFAULT_DEDUP_WINDOW_S
+local default_delay = 0
 local cfg = redis.call('HGET', k.channels, channel)
 if cfg then
   local _, window = parse_config(cfg)
   dedup_window = window
+  local settings = parse_settings(cfg)
+  default_delay = settings.delay_ms or 0
+  if settings.retention_ms and settings.retention_ms < retention then retention = settings.retention_ms end
 elseif redis.call('HLEN', k.channels) >= max_channels then
   return redis.error_reply('CHANNEL_LIMIT ' .. max_channels)
 end
@@ -91,7 +95,7 @@ local earliest_delay = false
 for j, i in ipairs(fresh) do
   local base = 5 + (i - 1) * 8
   local seq = string.format('%012x', seq_base + j)
-  local delay = tonumber(ARGV[base + 2])
+  local delay = tonumber(ARGV[base + 2]) or default_delay
   local rec = '0||' .. ARGV[base + 1] .. '|' .. now .. '|' .. expire .. '|' .. ARGV[base + 3] .. '|' ..
     ARGV[base + 4] .. '|' .. ARGV[base + 6] .. '|||' .. ARGV[base + 7] .. ARGV[base + 8]
   redis.call('HSET', ch.m, seq, rec)
@@ -114,6 +118,6 @@ redis.call('HINCRBY', k.usage, channel, total)
 
 local lowered = schedule(k.timers, channel, min_due(earliest_delay, expire))
 if available_now then
-  redis.call('SPUBLISH', k.events, 'n ' .. channel)
+  announce(k, channel)
 end
 return { ids, lowered }

@@ -115,6 +115,6 @@ else
 end
 
 if became_available or requeued > 0 then
-  redis.call('SPUBLISH', k.events, 'n ' .. channel)
+  announce(k, channel)
 end
 return { account_next_due(), requeued, dead_lettered, discarded, expired }

@@ -13,7 +13,9 @@
 -- the metadata's length as the service's JavaScript reader counts it (UTF-16 units). src and
 -- src_attempts are set only on a dead-lettered message (source channel, deliveries there).
 -- A channel's config (channels hash, field = channel id):
---   max_attempts|dedup_window_s|dead_letter_channel|created_ms
+--   max_attempts|dedup_window_s|dead_letter_channel|created_ms[|paused|visibility_ms|delay_ms|retention_ms]
+-- The bracketed settings tail is absent on channels never given a setting; in it,
+-- paused is 0 or 1 and an empty number means "not set: the default applies".
 
 local function now_ms()
   local t = redis.call('TIME')
@@ -44,17 +46,43 @@ local function record_with_lease(rec, rest, attempts, nonce)
   return attempts .. '|' .. nonce .. '|' .. string.sub(rec, rest)
 end
 
+-- max_attempts, dedup_window_s, dead_letter_channel, created_ms, settings tail ('' or '|...')
 local function parse_config(cfg)
-  local max_attempts, dedup_window, dlq, created = string.match(cfg, '^(%d+)|(%d+)|([^|]*)|(%d+)$')
-  return tonumber(max_attempts), tonumber(dedup_window), dlq, tonumber(created)
+  local max_attempts, dedup_window, dlq, created, tail = string.match(cfg, '^(%d+)|(%d+)|([^|]*)|(%d+)(.*)$')
+  return tonumber(max_attempts), tonumber(dedup_window), dlq, tonumber(created), tail
 end
 
-local function format_config(max_attempts, dedup_window, dlq, created)
-  return max_attempts .. '|' .. dedup_window .. '|' .. dlq .. '|' .. created
+local function format_config(max_attempts, dedup_window, dlq, created, tail)
+  return max_attempts .. '|' .. dedup_window .. '|' .. dlq .. '|' .. created .. (tail or '')
+end
+
+-- The channel settings of a config: { paused = bool, visibility_ms, delay_ms, retention_ms }
+-- (each number nil when not set).
+local function parse_settings(cfg)
+  local _, _, _, _, tail = parse_config(cfg)
+  local paused, vt, delay, retention = string.match(tail, '^|([01])|(%d*)|(%d*)|(%d*)$')
+  return { paused = paused == '1', visibility_ms = tonumber(vt), delay_ms = tonumber(delay),
+           retention_ms = tonumber(retention) }
+end
+
+local function format_settings(s)
+  return '|' .. (s.paused and '1' or '0') .. '|' .. (s.visibility_ms or '') .. '|' ..
+    (s.delay_ms or '') .. '|' .. (s.retention_ms or '')
 end
 
 local DEFAULT_MAX_ATTEMPTS = 3
 local DEFAULT_DEDUP_WINDOW_S = 300
+-- The service's visibility timeout when neither the pull nor the channel sets one
+-- (LIMITS.defaultVisibilityMs in src/schemas/requests.ts).
+local DEFAULT_VISIBILITY_MS = 30000
+
+-- Tells subscribers (WebSocket clients, long polls on every pod) that messages became
+-- available in a channel; a paused channel is silent until it is resumed.
+local function announce(k, channel)
+  local cfg = redis.call('HGET', k.channels, channel)
+  if cfg and parse_settings(cfg).paused then return end
+  redis.call('SPUBLISH', k.events, 'n ' .. channel)
+end
 
 -- Lowers the channel's timer to due_ms. Returns due_ms when that lowered the
 -- account's earliest timer (the caller then lowers the global due index), else false.
@@ -131,7 +159,7 @@ local function dead_letter(k, ch, dl, channel, dlq, seq, rec, attempts, now, max
   if dlq ~= '' and dl ~= nil and ensure_channel(k, dlq, max_channels, now) then
     move_message(k, ch, dl, channel, dlq, seq, moved, exp, size, now)
     redis.call('ZADD', k.timers, 'LT', exp, dlq)
-    redis.call('SPUBLISH', k.events, 'n ' .. dlq)
+    announce(k, dlq)
     return 'dead_lettered'
   end
   remove_message(k, ch, channel, seq, size)

@@ -5,12 +5,21 @@ import { badRequest, notFound } from '../errors';
 import { validateChannelConfig } from '../schemas/requests';
 import type { ChannelStats } from '../store/types';
 import { objectBody } from './body';
+import { channelView } from './channelView';
 import type { HttpDeps } from './context';
 import { channelParam } from './messages';
 import { resource } from './route';
 
-function listEntry(stats: ChannelStats): Omit<ChannelStats, 'config'> {
-  const { config: _config, ...entry } = stats;
+/** A channel in the list: its counts (GET of the channel adds its config, age and expiry). */
+function listEntry(
+  stats: ChannelStats,
+): Omit<ChannelStats, 'config' | 'oldest_message_age_seconds' | 'expiring_within_1h'> {
+  const {
+    config: _config,
+    oldest_message_age_seconds: _age,
+    expiring_within_1h: _expiring,
+    ...entry
+  } = stats;
   return entry;
 }
 
@@ -40,7 +49,7 @@ export function channelsRouter(deps: HttpDeps): Router {
       checkChannelScope(caller, channel);
       const stats = await store.channels.get(caller.accountId, channel);
       if (!stats) throw notFound(`channel ${channel} does not exist`);
-      return stats;
+      return channelView(stats, caller.limits);
     },
     put: async (req) => {
       const caller = await auth(req.headers.authorization);
@@ -52,12 +61,23 @@ export function channelsRouter(deps: HttpDeps): Router {
       }
       if (typeof input.dead_letter_channel === 'string')
         checkChannelScope(caller, input.dead_letter_channel);
+      const planRetention = caller.limits.retention_seconds;
+      if (typeof input.retention_seconds === 'number' && input.retention_seconds > planRetention) {
+        throw badRequest(
+          `retention_seconds must be at most ${planRetention} (the plan's retention)`,
+        );
+      }
       await store.channels.configure(caller.accountId, channel, caller.limits, {
         maxAttempts: input.max_attempts,
         dedupWindowSeconds: input.dedup_window_seconds,
         deadLetterChannel: input.dead_letter_channel,
+        paused: input.paused,
+        visibilityTimeoutMs: input.visibility_timeout_ms,
+        delaySeconds: input.delay_seconds,
+        retentionSeconds: input.retention_seconds,
       });
-      return (await store.channels.get(caller.accountId, channel)) as ChannelStats;
+      const stats = (await store.channels.get(caller.accountId, channel)) as ChannelStats;
+      return channelView(stats, caller.limits);
     },
     delete: async (req) => {
       const caller = await auth(req.headers.authorization);

@@ -47,10 +47,11 @@ export function toNewMessage(
       `${where === '' ? 'message' : where} is ${size} bytes; the limit is ${LIMITS.maxMessageBytes} bytes (body + metadata)`,
     );
   }
-  const delaySeconds = input.delay_seconds ?? defaultDelay ?? 0;
+  // No delay in the request: the channel's delay_seconds setting applies (in the store).
+  const delaySeconds = input.delay_seconds ?? defaultDelay;
   return {
     id: crypto.randomUUID(),
-    delayMs: Math.round(delaySeconds * 1000),
+    delayMs: delaySeconds === undefined ? null : Math.round(delaySeconds * 1000),
     size,
     contentType,
     dedupId: input.dedup_id ?? null,
@@ -109,7 +110,8 @@ export function messagesRouter(deps: HttpDeps): Router {
       const { auth, channel } = await channelRequest(req);
       const input = validatePull(objectBody(req.body));
       const options = {
-        visibilityTimeoutMs: input.visibility_timeout_ms ?? LIMITS.defaultVisibilityMs,
+        // None in the request: the channel's visibility_timeout_ms setting, else the default.
+        visibilityTimeoutMs: input.visibility_timeout_ms ?? null,
         batchSize: input.batch_size ?? LIMITS.defaultPullBatch,
       };
       const pull = () => store.queue.pull(auth.accountId, channel, auth.limits, options);
@@ -170,7 +172,7 @@ export function messagesRouter(deps: HttpDeps): Router {
         auth.accountId,
         channel,
         input.lease_ids,
-        input.visibility_timeout_ms ?? LIMITS.defaultVisibilityMs,
+        input.visibility_timeout_ms ?? null,
       );
       return { extended_count: extended };
     },

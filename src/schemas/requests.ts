@@ -121,10 +121,20 @@ export const validateExtend = compile<{ lease_ids: string[]; visibility_timeout_
   properties: { lease_ids: leaseIds, visibility_timeout_ms: visibility },
 });
 
+/** A channel setting in a PUT body: null resets it to its default, like dead_letter_channel. */
+const resettable = (schema: Record<string, unknown>) => ({
+  ...schema,
+  type: [schema.type as string, 'null'],
+});
+
 export const validateChannelConfig = compile<{
   dead_letter_channel?: string | null;
   max_attempts?: number;
   dedup_window_seconds?: number;
+  paused?: boolean;
+  visibility_timeout_ms?: number | null;
+  delay_seconds?: number | null;
+  retention_seconds?: number | null;
 }>({
   type: 'object',
   additionalProperties: false,
@@ -132,6 +142,11 @@ export const validateChannelConfig = compile<{
     dead_letter_channel: { type: ['string', 'null'], pattern: ID_PATTERN_SOURCE },
     max_attempts: { type: 'integer', minimum: 1, maximum: LIMITS.maxAttempts },
     dedup_window_seconds: { type: 'integer', minimum: 1, maximum: LIMITS.maxDedupWindowSeconds },
+    paused: { type: 'boolean' },
+    visibility_timeout_ms: resettable(visibility),
+    delay_seconds: resettable(delaySeconds),
+    // The upper bound is the account plan's retention, checked by the handler.
+    retention_seconds: resettable({ type: 'integer', minimum: 1 }),
   },
 });
 

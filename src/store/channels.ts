@@ -7,14 +7,29 @@ import type { ChannelConfig, ChannelStats, ChannelStore, PlanLimits } from './ty
 
 const REDRIVE_SCAN = 10_000;
 
+/** A stored number setting: '' (or absent, on a channel never given settings) is not set. */
+const setting = (raw: string | undefined, scale = 1): number | null =>
+  raw === undefined || raw === '' ? null : Number(raw) / scale;
+
+/** Reads the config string (layout in lua/lib/common.lua). */
 function parseConfig(config: string): ChannelConfig {
-  const [maxAttempts, dedupWindow, dlq] = config.split('|');
+  const [maxAttempts, dedupWindow, dlq, , paused, visibility, delay, retention] = config.split('|');
   return {
     dead_letter_channel: dlq === '' ? null : dlq,
     max_attempts: Number(maxAttempts),
     dedup_window_seconds: Number(dedupWindow),
+    paused: paused === '1',
+    visibility_timeout_ms: setting(visibility),
+    delay_seconds: setting(delay, 1000),
+    retention_seconds: setting(retention, 1000),
   };
 }
+
+/** A setting change as channel_configure takes it: '' keeps, '-' resets, else the value. */
+const settingArg = (value: number | null | undefined, scale = 1): string | number =>
+  value === undefined ? '' : value === null ? '-' : Math.round(value * scale);
+
+type StatsReply = [number, number, number, number, number | null, string, number, number];
 
 function channelNotFound(channel: string): AppError {
   return notFound(`channel ${channel} does not exist`);
@@ -40,16 +55,16 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
     ...channelKeyList(account, channel),
   ];
 
-  const statsOf = (
-    id: string,
-    reply: [number, number, number, number, number | null, string],
-  ): ChannelStats => ({
+  const statsOf = (id: string, reply: StatsReply): ChannelStats => ({
     id,
     queued: reply[0],
     delayed: reply[1],
     in_flight: reply[2],
     storage_bytes: Math.max(0, reply[3]),
     oldest_message_ms: reply[4] ?? null,
+    oldest_message_age_seconds:
+      reply[4] === null || reply[4] === undefined ? null : Math.max(0, reply[7] - reply[4]) / 1000,
+    expiring_within_1h: reply[6],
     config: parseConfig(reply[5]),
   });
 
@@ -57,13 +72,7 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
     async list(account) {
       const ids = (await ctx.redis.hkeys(accountKeyList(account)[1])).sort();
       const stats = await Promise.all(
-        ids.map((id) =>
-          ctx.call<[number, number, number, number, number | null, string] | null>(
-            'channel_stats',
-            keysOf(account, id),
-            [id],
-          ),
-        ),
+        ids.map((id) => ctx.call<StatsReply | null>('channel_stats', keysOf(account, id), [id])),
       );
       const out: ChannelStats[] = [];
       stats.forEach((reply, i) => {
@@ -73,11 +82,9 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
     },
 
     async get(account, channel) {
-      const reply = await ctx.call<[number, number, number, number, number | null, string] | null>(
-        'channel_stats',
-        keysOf(account, channel),
-        [channel],
-      );
+      const reply = await ctx.call<StatsReply | null>('channel_stats', keysOf(account, channel), [
+        channel,
+      ]);
       return reply ? statsOf(channel, reply) : null;
     },
 
@@ -89,13 +96,17 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
             ? 'clear'
             : 'set';
       try {
-        const config = await ctx.call<string>('channel_configure', accountKeyList(account), [
+        const config = await ctx.call<string>('channel_configure', keysOf(account, channel), [
           channel,
           limits.max_channels,
           change.maxAttempts ?? '',
           change.dedupWindowSeconds ?? '',
           dlqMode,
           change.deadLetterChannel ?? '',
+          change.paused === undefined ? '' : change.paused ? '1' : '0',
+          settingArg(change.visibilityTimeoutMs),
+          settingArg(change.delaySeconds, 1000),
+          settingArg(change.retentionSeconds, 1000),
         ]);
         return parseConfig(config);
       } catch (err) {

@@ -64,7 +64,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
       for (const m of messages) {
         args.push(
           m.id,
-          m.delayMs,
+          m.delayMs ?? '',
           m.size,
           m.contentType,
           m.dedupId ?? '',
@@ -94,7 +94,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
       const reply = await ctx.withDeadLetterKeys(account, channel, (keys, dlq) =>
         ctx.call<[number, string[], number | null, number, number, number]>('pull', keys, [
           channel,
-          options.visibilityTimeoutMs,
+          options.visibilityTimeoutMs ?? '',
           options.batchSize,
           nonces(options.batchSize),
           dlq,
@@ -147,7 +147,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
       const [extended, lowered] = await ctx.call<[number, number | null]>(
         'extend',
         [...accountKeyList(account), ...channelKeyList(account, channel)],
-        [channel, visibilityTimeoutMs, ...leaseIds],
+        [channel, visibilityTimeoutMs ?? '', ...leaseIds],
       );
       await ctx.lowerDue(account, lowered);
       return extended;

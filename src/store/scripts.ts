@@ -27,7 +27,7 @@ export const SCRIPT_KEY_COUNTS = {
   token_create: 6,
   token_revoke: 6,
   channel_stats: 12,
-  channel_configure: 6,
+  channel_configure: 12,
   channel_purge: 12,
   channel_delete: 12,
   dead_letter_sources: 12,

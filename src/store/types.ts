@@ -8,7 +8,8 @@ export interface PlanLimits {
 
 export interface NewMessage {
   id: string;
-  delayMs: number;
+  /** null: the channel's delay_seconds setting (0 when not set) */
+  delayMs: number | null;
   /** bytes of the body's JSON plus the metadata's JSON */
   size: number;
   contentType: string;
@@ -18,7 +19,8 @@ export interface NewMessage {
 }
 
 export interface PullOptions {
-  visibilityTimeoutMs: number;
+  /** null: the channel's visibility_timeout_ms setting, else the service default */
+  visibilityTimeoutMs: number | null;
   batchSize: number;
 }
 
@@ -38,7 +40,15 @@ export interface AckResult {
   retriedCount: number;
 }
 
-export interface ChannelConfig {
+/** The channel's settings as stored: a null setting is not set and follows its default. */
+export interface ChannelSettings {
+  paused: boolean;
+  visibility_timeout_ms: number | null;
+  delay_seconds: number | null;
+  retention_seconds: number | null;
+}
+
+export interface ChannelConfig extends ChannelSettings {
   dead_letter_channel: string | null;
   max_attempts: number;
   dedup_window_seconds: number;
@@ -51,6 +61,10 @@ export interface ChannelStats {
   in_flight: number;
   storage_bytes: number;
   oldest_message_ms: number | null;
+  /** seconds since the oldest message was sent (Redis time), null when empty */
+  oldest_message_age_seconds: number | null;
+  /** messages whose retention ends within the next hour */
+  expiring_within_1h: number;
   config: ChannelConfig;
 }
 
@@ -59,6 +73,11 @@ export interface ConfigureChannel {
   dedupWindowSeconds?: number;
   /** undefined keeps the current dead-letter channel, null removes it */
   deadLetterChannel?: string | null;
+  paused?: boolean;
+  /** for each setting: undefined keeps it, null resets it to its default */
+  visibilityTimeoutMs?: number | null;
+  delaySeconds?: number | null;
+  retentionSeconds?: number | null;
 }
 
 export interface AccountRecord {
@@ -114,7 +133,8 @@ export interface QueueStore {
     account: string,
     channel: string,
     leaseIds: string[],
-    visibilityTimeoutMs: number,
+    /** null: the channel's visibility_timeout_ms setting, else the service default */
+    visibilityTimeoutMs: number | null,
   ): Promise<number>;
 }
 

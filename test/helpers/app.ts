@@ -106,3 +106,14 @@ export async function eventually(
     await sleep(stepMs);
   }
 }
+
+/** A channel's config as GET shows it before anything is set (free plan: 3-day retention). */
+export const DEFAULT_CHANNEL_CONFIG = {
+  dead_letter_channel: null,
+  max_attempts: 3,
+  dedup_window_seconds: 300,
+  paused: false,
+  visibility_timeout_ms: 30000,
+  delay_seconds: 0,
+  retention_seconds: 3 * 86400,
+} as const;

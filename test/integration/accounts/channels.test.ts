@@ -1,5 +1,11 @@
 /** Channel list, get, configure, purge and delete: the extensions of the spec. */
-import { accountWithToken, eventually, startApp, type TestApp } from '../../helpers/app';
+import {
+  DEFAULT_CHANNEL_CONFIG,
+  accountWithToken,
+  eventually,
+  startApp,
+  type TestApp,
+} from '../../helpers/app';
 import { startRedis, type TestRedis } from '../../helpers/redis';
 
 let redis: TestRedis;
@@ -74,7 +80,9 @@ test('list and get show exact counts, storage, the oldest message and the config
     in_flight: 1,
     storage_bytes: 19,
     oldest_message_ms: oldest.timestamp_ms,
-    config: { dead_letter_channel: null, max_attempts: 3, dedup_window_seconds: 300 },
+    oldest_message_age_seconds: expect.any(Number),
+    expiring_within_1h: 0,
+    config: DEFAULT_CHANNEL_CONFIG,
   });
 });
 
@@ -98,7 +106,14 @@ test('PUT configures and answers with the channel', async () => {
     in_flight: 0,
     storage_bytes: 0,
     oldest_message_ms: null,
-    config: { dead_letter_channel: 'orders-dlq', max_attempts: 5, dedup_window_seconds: 60 },
+    oldest_message_age_seconds: null,
+    expiring_within_1h: 0,
+    config: {
+      ...DEFAULT_CHANNEL_CONFIG,
+      dead_letter_channel: 'orders-dlq',
+      max_attempts: 5,
+      dedup_window_seconds: 60,
+    },
   });
   const dlq = await app.http.get('/v1/relay/channels/orders-dlq').set('Authorization', auth);
   expect(dlq.status).toBe(200);
@@ -107,7 +122,7 @@ test('PUT configures and answers with the channel', async () => {
     .set('Authorization', auth)
     .send({ dead_letter_channel: null });
   expect(cleared.body.result.config).toEqual({
-    dead_letter_channel: null,
+    ...DEFAULT_CHANNEL_CONFIG,
     max_attempts: 5,
     dedup_window_seconds: 60,
   });
@@ -177,11 +192,7 @@ test("deleting a channel that is another's dead-letter channel unsets it there",
     result: { deleted_count: 0 },
   });
   const orders = await app.http.get('/v1/relay/channels/orders').set('Authorization', auth);
-  expect(orders.body.result.config).toEqual({
-    dead_letter_channel: null,
-    max_attempts: 1,
-    dedup_window_seconds: 300,
-  });
+  expect(orders.body.result.config).toEqual({ ...DEFAULT_CHANNEL_CONFIG, max_attempts: 1 });
   // A message past its last delivery is now discarded; the deleted channel stays deleted.
   await send(auth, 'orders', { body: 1 });
   const pulled = await app.http

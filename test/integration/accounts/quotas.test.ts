@@ -217,6 +217,10 @@ describe('channel limit', () => {
       dead_letter_channel: null,
       max_attempts: 5,
       dedup_window_seconds: 300,
+      paused: false,
+      visibility_timeout_ms: 30000,
+      delay_seconds: 0,
+      retention_seconds: 3600,
     });
     // ... but an existing one is fine
     expect((await put('c1', { dead_letter_channel: 'c3' })).status).toBe(200);

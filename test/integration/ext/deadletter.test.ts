@@ -1,5 +1,11 @@
 /** Extensions: channel configuration (PUT/GET) and dead-letter channels. */
-import { accountWithToken, eventually, sleep, startApp } from '../../helpers/app';
+import {
+  DEFAULT_CHANNEL_CONFIG,
+  accountWithToken,
+  eventually,
+  sleep,
+  startApp,
+} from '../../helpers/app';
 import {
   accountId,
   client,
@@ -13,7 +19,7 @@ const pods = useTwoPods();
 
 const setup = () => accountOnPods(pods, 'dl');
 
-const DEFAULTS = { dead_letter_channel: null, max_attempts: 3, dedup_window_seconds: 300 };
+const DEFAULTS = DEFAULT_CHANNEL_CONFIG;
 const LIMIT_403 = 'channel limit reached: the plan allows at most 5 channels';
 
 describe('channel configuration', () => {
@@ -31,6 +37,8 @@ describe('channel configuration', () => {
       in_flight: 0,
       storage_bytes: 0,
       oldest_message_ms: null,
+      oldest_message_age_seconds: null,
+      expiring_within_1h: 0,
       config: DEFAULTS,
     });
     const got = await ca.channel('orders');
@@ -52,6 +60,7 @@ describe('channel configuration', () => {
     expect(dlq.body.result.config).toEqual(DEFAULTS);
     const window = await ca.configure('orders', { dedup_window_seconds: 60 });
     expect(window.body.result.config).toEqual({
+      ...DEFAULTS,
       dead_letter_channel: 'orders-dlq',
       max_attempts: 5,
       dedup_window_seconds: 60,

@@ -1,0 +1,35 @@
+/**
+ * A channel as the API shows it: each setting as it is in effect, so a setting
+ * that was never set (or was reset with null) shows its default.
+ */
+import { LIMITS } from '../schemas/requests';
+import type { ChannelConfig, ChannelStats, PlanLimits } from '../store/types';
+
+export interface EffectiveConfig extends Omit<
+  ChannelConfig,
+  'visibility_timeout_ms' | 'delay_seconds' | 'retention_seconds'
+> {
+  visibility_timeout_ms: number;
+  delay_seconds: number;
+  retention_seconds: number;
+}
+
+export function effectiveConfig(config: ChannelConfig, limits: PlanLimits): EffectiveConfig {
+  return {
+    ...config,
+    visibility_timeout_ms: config.visibility_timeout_ms ?? LIMITS.defaultVisibilityMs,
+    delay_seconds: config.delay_seconds ?? 0,
+    // A plan lowered below the channel's setting wins (the send script applies the smaller).
+    retention_seconds: Math.min(
+      config.retention_seconds ?? limits.retention_seconds,
+      limits.retention_seconds,
+    ),
+  };
+}
+
+export function channelView(
+  stats: ChannelStats,
+  limits: PlanLimits,
+): Omit<ChannelStats, 'config'> & { config: EffectiveConfig } {
+  return { ...stats, config: effectiveConfig(stats.config, limits) };
+}
