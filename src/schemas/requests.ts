@@ -135,6 +135,7 @@ export const validateChannelConfig = compile<{
   visibility_timeout_ms?: number | null;
   delay_seconds?: number | null;
   retention_seconds?: number | null;
+  receive_wait_seconds?: number | null;
 }>({
   type: 'object',
   additionalProperties: false,
@@ -147,6 +148,12 @@ export const validateChannelConfig = compile<{
     delay_seconds: resettable(delaySeconds),
     // The upper bound is the account plan's retention, checked by the handler.
     retention_seconds: resettable({ type: 'integer', minimum: 1 }),
+    // the SQS endpoint's default WaitTimeSeconds (ReceiveMessageWaitTimeSeconds)
+    receive_wait_seconds: resettable({
+      type: 'integer',
+      minimum: 0,
+      maximum: LIMITS.maxWaitMs / 1000,
+    }),
   },
 });
 

@@ -66,7 +66,7 @@ export async function sendMessageBatch(call: SqsCall) {
   const ready: { id: string; prepared: PreparedSend }[] = [];
   for (const { id, entry } of entries) {
     try {
-      ready.push({ id, prepared: prepareSend(entry, queue, call, `message ${id}`) });
+      ready.push({ id, prepared: prepareSend(entry, `message ${id}`) });
     } catch (err) {
       Failed.push(failed(id, err));
     }

@@ -39,12 +39,7 @@ export interface PreparedSend {
 }
 
 /** One message to send (a SendMessage input or a batch entry), checked and measured. */
-export function prepareSend(
-  entry: Input,
-  queue: Queue,
-  call: SqsCall,
-  where: string,
-): PreparedSend {
+export function prepareSend(entry: Input, where: string): PreparedSend {
   const body = optionalString(entry, 'MessageBody');
   if (body === undefined || body === '') throw missingParameter('MessageBody');
   if (!BODY_CHARS.test(body)) {
@@ -59,14 +54,14 @@ export function prepareSend(
   if (dedupId !== undefined && (dedupId.length < 1 || dedupId.length > 128)) {
     throw invalidParameter('MessageDeduplicationId must be 1 to 128 characters.');
   }
-  const defaults = queueDefaults(queue.stats, call.auth.limits);
   let message: NewMessage;
   try {
+    // no DelaySeconds: the channel's delay_seconds applies (in the store)
     message = toNewMessage(
       {
         body,
         content_type: 'text',
-        delay_seconds: delay ?? defaults.delaySeconds,
+        ...(delay !== undefined ? { delay_seconds: delay } : {}),
         ...(attributes ? { metadata: { [METADATA_FIELD]: attributes } } : {}),
         ...(dedupId !== undefined ? { dedup_id: dedupId } : {}),
       },
@@ -178,7 +173,7 @@ function toSqsMessage(
 
 export async function sendMessage(call: SqsCall) {
   const queue = await resolveQueue(call);
-  const prepared = prepareSend(call.input, queue, call, '');
+  const prepared = prepareSend(call.input, '');
   const [id] = await call.deps.store.queue.send(
     call.auth.accountId,
     queue.channel,

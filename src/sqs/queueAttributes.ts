@@ -177,7 +177,6 @@ export function describeQueue(
   limits: PlanLimits,
   region: string,
   accountId: string,
-  createdMs: number | null,
 ): Record<(typeof READABLE)[number], string | undefined> {
   const defaults = queueDefaults(stats, limits);
   const dlq = stats.config.dead_letter_channel;
@@ -185,7 +184,7 @@ export function describeQueue(
     ApproximateNumberOfMessages: String(stats.queued),
     ApproximateNumberOfMessagesNotVisible: String(stats.in_flight),
     ApproximateNumberOfMessagesDelayed: String(stats.delayed),
-    CreatedTimestamp: createdMs === null ? undefined : String(Math.floor(createdMs / 1000)),
+    CreatedTimestamp: String(Math.floor(stats.created_ms / 1000)),
     QueueArn: queueArn(region, accountId, stats.id),
     VisibilityTimeout: String(Math.round(defaults.visibilityTimeoutMs / 1000)),
     DelaySeconds: String(defaults.delaySeconds),

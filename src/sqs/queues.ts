@@ -30,11 +30,15 @@ async function applyChange(call: SqsCall, channel: string, change: QueueChange):
   await call.deps.store.channels.configure(call.auth.accountId, channel, call.auth.limits, {
     maxAttempts: change.maxAttempts,
     deadLetterChannel: change.deadLetterChannel,
+    visibilityTimeoutMs: change.visibilityTimeoutMs,
+    delaySeconds: change.delaySeconds,
+    retentionSeconds: change.retentionSeconds,
+    receiveWaitSeconds: change.receiveWaitSeconds,
   });
 }
 
 function attributesOf(call: SqsCall, queue: Queue) {
-  return describeQueue(queue.stats, call.auth.limits, call.region, call.auth.accountId, null);
+  return describeQueue(queue.stats, call.auth.limits, call.region, call.auth.accountId);
 }
 
 export async function createQueue(call: SqsCall) {

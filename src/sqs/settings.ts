@@ -1,8 +1,8 @@
 /**
- * The channel settings SQS reads as queue attributes, with their defaults:
- * SQS's defaults where the relay has no setting of its own.
+ * The channel settings SQS reads as queue attributes, as they are in effect
+ * (a setting never set follows its default: the relay's, which are SQS's).
  */
-import { LIMITS } from '../schemas/requests';
+import { effectiveConfig } from '../http/channelView';
 import type { ChannelStats, PlanLimits } from '../store/types';
 
 export interface QueueDefaults {
@@ -12,19 +12,12 @@ export interface QueueDefaults {
   retentionSeconds: number;
 }
 
-type Settings = Partial<{
-  visibility_timeout_ms: number | null;
-  delay_seconds: number | null;
-  retention_seconds: number | null;
-  receive_wait_seconds: number | null;
-}>;
-
 export function queueDefaults(stats: ChannelStats, limits: PlanLimits): QueueDefaults {
-  const config = stats.config as Settings;
+  const config = effectiveConfig(stats.config, limits);
   return {
-    visibilityTimeoutMs: config.visibility_timeout_ms ?? LIMITS.defaultVisibilityMs,
-    delaySeconds: config.delay_seconds ?? 0,
-    receiveWaitSeconds: config.receive_wait_seconds ?? 0,
-    retentionSeconds: Math.min(config.retention_seconds ?? Infinity, limits.retention_seconds),
+    visibilityTimeoutMs: config.visibility_timeout_ms,
+    delaySeconds: config.delay_seconds,
+    receiveWaitSeconds: config.receive_wait_seconds,
+    retentionSeconds: config.retention_seconds,
   };
 }

@@ -46,6 +46,8 @@ export interface ChannelSettings {
   visibility_timeout_ms: number | null;
   delay_seconds: number | null;
   retention_seconds: number | null;
+  /** the SQS endpoint's default WaitTimeSeconds for ReceiveMessage (src/sqs/) */
+  receive_wait_seconds: number | null;
 }
 
 export interface ChannelConfig extends ChannelSettings {
@@ -65,6 +67,8 @@ export interface ChannelStats {
   oldest_message_age_seconds: number | null;
   /** messages whose retention ends within the next hour */
   expiring_within_1h: number;
+  /** when the channel was created (Redis time); the SQS endpoint's CreatedTimestamp */
+  created_ms: number;
   config: ChannelConfig;
 }
 
@@ -78,6 +82,7 @@ export interface ConfigureChannel {
   visibilityTimeoutMs?: number | null;
   delaySeconds?: number | null;
   retentionSeconds?: number | null;
+  receiveWaitSeconds?: number | null;
 }
 
 export interface AccountRecord {
