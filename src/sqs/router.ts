@@ -17,6 +17,7 @@ import { baseUrlOf } from './queueUrl';
 
 /** A batch of ten 128 KB messages, JSON-escaped, fits. */
 export const MAX_SQS_REQUEST_BYTES = 4 * 1024 * 1024;
+/** sent as SQS sends it (a Buffer body keeps Express from adding a charset) */
 const CONTENT_TYPE = 'application/x-amz-json-1.0';
 
 function parseInput(body: Buffer): Input {
@@ -47,8 +48,8 @@ function sendError(res: Response, err: unknown, logger: Logger, requestId: strin
     .set(error.headers)
     .set('x-amzn-RequestId', requestId)
     .set('x-amzn-query-error', error.queryError)
-    .type(CONTENT_TYPE)
-    .send(JSON.stringify(error.body));
+    .set('Content-Type', CONTENT_TYPE)
+    .send(Buffer.from(JSON.stringify(error.body)));
 }
 
 export function sqsRouter(deps: HttpDeps): Router {
@@ -83,8 +84,8 @@ export function sqsRouter(deps: HttpDeps): Router {
       res
         .status(200)
         .set('x-amzn-RequestId', requestId)
-        .type(CONTENT_TYPE)
-        .send(JSON.stringify(output));
+        .set('Content-Type', CONTENT_TYPE)
+        .send(Buffer.from(JSON.stringify(output)));
     } catch (err) {
       sendError(res, err, deps.logger, requestId);
     }

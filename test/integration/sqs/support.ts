@@ -1,5 +1,7 @@
 /** Set-up for the SQS tests: two listening pods over one Redis, and real SQS clients (not a test file). */
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { Hash } from '@smithy/hash-node';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { ADMIN_TOKEN, startListeningApp, type ListeningApp } from '../../helpers/app';
 import { startRedis, type TestRedis } from '../../helpers/redis';
 import { accountId, client } from '../ext/client';
@@ -106,4 +108,50 @@ export async function sqsError(
     return { name: e.name, message: e.message, status: e.$metadata?.httpStatusCode, code: e.Code };
   }
   throw new Error('expected the call to fail');
+}
+
+/**
+ * A hand-made SQS request, signed with SigV4 by Smithy's signer (the AWS SDK's
+ * own), for what the SDK will not send: old dates, other services, raw bodies.
+ */
+export async function signedRequest(
+  app: ListeningApp,
+  keys: AwsKeys,
+  target: string,
+  body: string,
+  options: { date?: Date; service?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
+  const url = new URL(`${app.baseUrl}/sqs/`);
+  const signer = new SignatureV4({
+    credentials: keys,
+    region: 'us-east-1',
+    service: options.service ?? 'sqs',
+    sha256: Hash.bind(null, 'sha256'),
+  });
+  const signed = await signer.sign(
+    {
+      method: 'POST',
+      protocol: 'http:',
+      hostname: url.hostname,
+      port: Number(url.port),
+      path: url.pathname,
+      query: {},
+      headers: {
+        host: url.host,
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': target,
+        ...options.headers,
+      },
+      body,
+    },
+    { signingDate: options.date ?? new Date() },
+  );
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: signed.headers as Record<string, string>,
+    body,
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text === '' ? null : JSON.parse(text) };
 }
