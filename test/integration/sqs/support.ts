@@ -120,8 +120,8 @@ export async function signedRequest(
   target: string,
   body: string,
   options: { date?: Date; service?: string; headers?: Record<string, string> } = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<{ status: number; headers: Headers; body: any }> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   const url = new URL(`${app.baseUrl}/sqs/`);
   const signer = new SignatureV4({
     credentials: keys,
