@@ -51,21 +51,45 @@ async function welcome(
   logger: Logger,
 ): Promise<void> {
   const tokenFile = path.join(config.dataDir, 'local-token');
+  const awsFile = path.join(config.dataDir, 'local-aws-credentials');
   if ((await relay.store.accounts.count()) === 0) {
     const plan = relay.plans.has('paid') ? 'paid' : config.defaultPlan;
     await relay.store.accounts.create('local', plan);
-    const issued = await issueToken(relay.store.accounts, 'local', { name: 'quick start' });
+    const issued = await issueToken(
+      relay.store.accounts,
+      'local',
+      { name: 'quick start', aws_credentials: config.sqsSecretKey !== null },
+      config.sqsSecretKey,
+    );
     fs.writeFileSync(tokenFile, `${issued.token}\n`, { mode: 0o600 });
+    if (issued.aws_access_key_id) {
+      fs.writeFileSync(
+        awsFile,
+        `export AWS_ACCESS_KEY_ID=${issued.aws_access_key_id}\nexport AWS_SECRET_ACCESS_KEY=${issued.aws_secret_access_key}\n`,
+        { mode: 0o600 },
+      );
+    }
   }
   if (!fs.existsSync(tokenFile)) return;
   const token = fs.readFileSync(tokenFile, 'utf8').trim();
   const base = `http://localhost:${port}`;
   logger.info({ tokenFile }, 'quick-start token saved');
+  const sqs = fs.existsSync(awsFile)
+    ? `The same token over the SQS protocol (docs/sqs.md), endpoint ${base}/sqs:\n\n` +
+      fs
+        .readFileSync(awsFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => `  ${line}\n`)
+        .join('') +
+      `  aws sqs create-queue --queue-name demo --endpoint-url ${base}/sqs\n\n`
+    : '';
   process.stdout.write(
     `\nrelayq is running on ${base} with an embedded Redis in ${config.dataDir}\n` +
       `Local account "local"; its token is in ${tokenFile}:\n\n  export RELAY_TOKEN=${token}\n\n` +
       `Send a message:\n  curl -s -H "Authorization: Bearer $RELAY_TOKEN" -d '{"body":{"hello":"world"}}' ${base}/v1/relay/channels/demo/messages\n` +
-      `Pull it:\n  curl -s -H "Authorization: Bearer $RELAY_TOKEN" -d '{}' ${base}/v1/relay/channels/demo/messages/pull\n\n`,
+      `Pull it:\n  curl -s -H "Authorization: Bearer $RELAY_TOKEN" -d '{}' ${base}/v1/relay/channels/demo/messages/pull\n\n` +
+      sqs,
   );
 }
 
