@@ -16,6 +16,8 @@ import { requiredInteger, requiredObjectList, requiredString, type Input } from 
 import { resolveQueue } from './resolve';
 
 const MAX_ENTRIES = 10;
+/** SQS's limit on a whole SendMessageBatch, counted with the relay's message size */
+const MAX_BATCH_BYTES = 1_048_576;
 const ENTRY_ID = /^[A-Za-z0-9_-]{1,80}$/;
 
 interface Failed {
@@ -70,6 +72,13 @@ export async function sendMessageBatch(call: SqsCall) {
     } catch (err) {
       Failed.push(failed(id, err));
     }
+  }
+  const total = ready.reduce((sum, r) => sum + r.prepared.message.size, 0);
+  if (total > MAX_BATCH_BYTES) {
+    throw new SqsError(
+      'BatchRequestTooLong',
+      `Batch requests cannot be longer than ${MAX_BATCH_BYTES} bytes (body + metadata JSON of its messages); this one is ${total} bytes.`,
+    );
   }
   // the valid entries are stored together, all or nothing (a plan limit fails the request)
   const ids =

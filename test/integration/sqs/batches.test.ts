@@ -127,6 +127,35 @@ test('malformed batches fail as a whole and store nothing', async () => {
   }
 });
 
+test('a SendMessageBatch over 1 MiB in all is BatchRequestTooLong and stores nothing', async () => {
+  const { sqsA, relay } = await sqsAccount(pods, 'bigbatch', { plan: 'paid' });
+  const { QueueUrl } = await sqsA.send(new CreateQueueCommand({ QueueName: 'big' }));
+  // eight messages of 131068 characters are 131072 bytes each: 1048576 in all, the limit
+  const entry = (i: number) => ({ Id: `e${i}`, MessageBody: 'x'.repeat(131_068) });
+  const fits = await sqsA.send(
+    new SendMessageBatchCommand({
+      QueueUrl,
+      Entries: Array.from({ length: 8 }, (_, i) => entry(i)),
+    }),
+  );
+  expect(fits.Successful).toHaveLength(8);
+  const over = await sqsError(
+    sqsA.send(
+      new SendMessageBatchCommand({
+        QueueUrl,
+        Entries: Array.from({ length: 9 }, (_, i) => entry(i)),
+      }),
+    ),
+  );
+  expect(over).toMatchObject({
+    name: 'BatchRequestTooLong',
+    status: 400,
+    message:
+      'Batch requests cannot be longer than 1048576 bytes (body + metadata JSON of its messages); this one is 1179648 bytes.',
+  });
+  expect((await relay.channel('big')).body.result.queued).toBe(8);
+});
+
 test('DeleteMessageBatch deletes by receipt handle; a malformed handle fails its entry only', async () => {
   const { sqsA, relay } = await sqsAccount(pods, 'delbatch');
   const { QueueUrl } = await sqsA.send(new CreateQueueCommand({ QueueName: 'b' }));
