@@ -255,3 +255,36 @@ test('over the rate limit, a request is RequestThrottled (403) with Retry-After'
     await limited.close();
   }
 });
+
+test('malformed input to every action is a 4xx in SQS shape, never a 5xx', async () => {
+  const { keys, sqsA, relay, urlOf } = await sqsAccount(pods, 'fuzz');
+  const { QueueUrl } = await sqsA.send(new CreateQueueCommand({ QueueName: 'f' }));
+  await relay.send('f', { body: 'some message' });
+  const { ACTIONS } = await import('../../../src/sqs/actions');
+  const bodies = [
+    'null',
+    '[]',
+    '"text"',
+    '{"QueueUrl":5}',
+    `{"QueueUrl":"${QueueUrl}","Entries":[1,null,"x"]}`,
+    `{"QueueUrl":"${QueueUrl}","Entries":{"Id":"a"}}`,
+    `{"QueueUrl":"${QueueUrl}","MessageBody":"x","MessageAttributes":{"a":null}}`,
+    `{"QueueUrl":"${QueueUrl}","MessageBody":"x","MessageAttributes":[1]}`,
+    `{"QueueUrl":"${QueueUrl}","Attributes":{"VisibilityTimeout":5}}`,
+    `{"QueueUrl":"${QueueUrl}","MaxNumberOfMessages":"5","AttributeNames":[1]}`,
+    `{"QueueUrl":"${QueueUrl}","ReceiptHandle":{"a":1},"VisibilityTimeout":1e309}`,
+    `{"QueueUrl":"${urlOf('f')}/extra","QueueName":{"a":1},"__proto__":{"x":1}}`,
+    `{"QueueName":"f","Attributes":{"RedrivePolicy":"{\\"deadLetterTargetArn\\":5}"}}`,
+    `{"QueueNamePrefix":7,"MaxResults":1.5,"NextToken":{}}`,
+  ];
+  for (const action of Object.keys(ACTIONS)) {
+    for (const body of bodies) {
+      const res = await signedRequest(pods.a, keys, `AmazonSQS.${action}`, body);
+      if (res.status === 200) continue;
+      expect({ action, body, status: res.status < 500 }).toEqual({ action, body, status: true });
+      expect(res.body.__type).toMatch(/^com\.amazonaws\.sqs#[A-Za-z]+$/);
+    }
+  }
+  // (the bodies that are valid for some action, such as PurgeQueue with extra members, ran)
+  expect((await signedRequest(pods.b, keys, 'AmazonSQS.ListQueues', '{}')).status).toBe(200);
+});
