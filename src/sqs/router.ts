@@ -1,7 +1,7 @@
 /**
  * The SQS endpoint: `POST /sqs` (and `/sqs/`: the JS SDK appends a slash)
  * with `Content-Type: application/x-amz-json-1.0` and `X-Amz-Target:
- * AmazonSQS.<Action>`. Mounted before the relay API's body parser: the body is
+ * AmazonSQS.<Action>`; also on queue URLs below it. Mounted before the relay API's body parser: the body is
  * read raw here (the signature covers its hash), and every answer, errors
  * included, is SQS's shape, never the relay envelope.
  */
@@ -56,7 +56,8 @@ export function sqsRouter(deps: HttpDeps): Router {
   const router = Router();
   const raw = express.raw({ type: () => true, limit: MAX_SQS_REQUEST_BYTES });
 
-  router.all('/sqs', raw, async (req: Request, res: Response) => {
+  // queue URLs (/sqs/<account>/<queue>) take the same requests: some clients post there
+  router.all(['/sqs', '/sqs/*path'], raw, async (req: Request, res: Response) => {
     res.locals.route = '/sqs';
     const requestId = crypto.randomUUID();
     try {

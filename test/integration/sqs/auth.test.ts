@@ -182,6 +182,9 @@ test('errors come in SQS shape, never the relay envelope', async () => {
     __type: 'com.amazonaws.sqs#MissingAuthenticationToken',
     message: 'Request is missing Authentication Token: sign it with AWS Signature Version 4',
   });
+  const below = await fetch(`${pods.a.baseUrl}/sqs/acme/orders`, { method: 'POST' });
+  expect(below.status).toBe(403);
+  expect((await below.json()).__type).toBe('com.amazonaws.sqs#MissingAuthenticationToken');
   const get = await fetch(`${pods.a.baseUrl}/sqs/`);
   expect(get.status).toBe(400);
   expect((await get.json()).__type).toBe('com.amazonaws.sqs#InvalidAction');

@@ -11,7 +11,7 @@ import {
   SendMessageCommand,
   SetQueueAttributesCommand,
 } from '@aws-sdk/client-sqs';
-import { sqsAccount, sqsError, useSqsPods } from './support';
+import { signedRequest, sqsAccount, sqsError, useSqsPods } from './support';
 
 const pods = useSqsPods();
 
@@ -392,6 +392,20 @@ test('PurgeQueue empties the queue; DeleteQueue deletes the channel and its mess
   expect(
     await sqsError(sqsA.send(new PurgeQueueCommand({ QueueUrl: 'http://x/not-a-queue' }))),
   ).toMatchObject({ name: 'InvalidAddress', status: 404 });
+});
+
+test('a request posted to the queue URL itself is answered too', async () => {
+  const { keys, sqsA, id } = await sqsAccount(pods, 'posturl');
+  await sqsA.send(new CreateQueueCommand({ QueueName: 'q' }));
+  const res = await signedRequest(
+    pods.a,
+    keys,
+    'AmazonSQS.GetQueueAttributes',
+    JSON.stringify({ QueueUrl: `${pods.a.baseUrl}/sqs/${id}/q`, AttributeNames: ['QueueArn'] }),
+    { path: `/sqs/${id}/q` },
+  );
+  expect(res.status).toBe(200);
+  expect(res.body).toEqual({ Attributes: { QueueArn: `arn:aws:sqs:us-east-1:${id}:q` } });
 });
 
 test("past the plan's channel limit, CreateQueue is OverLimit", async () => {

@@ -119,10 +119,10 @@ export async function signedRequest(
   keys: AwsKeys,
   target: string,
   body: string,
-  options: { date?: Date; service?: string; headers?: Record<string, string> } = {},
+  options: { date?: Date; service?: string; headers?: Record<string, string>; path?: string } = {},
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<{ status: number; headers: Headers; body: any }> {
-  const url = new URL(`${app.baseUrl}/sqs/`);
+  const url = new URL(`${app.baseUrl}${options.path ?? '/sqs/'}`);
   const signer = new SignatureV4({
     credentials: keys,
     region: 'us-east-1',
