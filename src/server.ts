@@ -13,7 +13,7 @@ import type { Config } from './config';
 import { startEmbeddedRedis, type EmbeddedRedis } from './embeddedRedis';
 import { issueToken } from './http/admin';
 import { createApiServer } from './http/nodeServer';
-import { embeddedSqsSecretKey } from './sqs/serverKey';
+import { sqsQuickStart, withEmbeddedSqsKey } from './sqs/quickStart';
 import { connectRedis, createRedis, type RedisClient } from './store/redis';
 import { attachWebSockets, type WebSocketHub } from './ws/server';
 
@@ -51,45 +51,21 @@ async function welcome(
   logger: Logger,
 ): Promise<void> {
   const tokenFile = path.join(config.dataDir, 'local-token');
-  const awsFile = path.join(config.dataDir, 'local-aws-credentials');
   if ((await relay.store.accounts.count()) === 0) {
     const plan = relay.plans.has('paid') ? 'paid' : config.defaultPlan;
     await relay.store.accounts.create('local', plan);
-    const issued = await issueToken(
-      relay.store.accounts,
-      'local',
-      { name: 'quick start', aws_credentials: config.sqsSecretKey !== null },
-      config.sqsSecretKey,
-    );
+    const issued = await issueToken(relay.store.accounts, 'local', { name: 'quick start' });
     fs.writeFileSync(tokenFile, `${issued.token}\n`, { mode: 0o600 });
-    if (issued.aws_access_key_id) {
-      fs.writeFileSync(
-        awsFile,
-        `export AWS_ACCESS_KEY_ID=${issued.aws_access_key_id}\nexport AWS_SECRET_ACCESS_KEY=${issued.aws_secret_access_key}\n`,
-        { mode: 0o600 },
-      );
-    }
   }
   if (!fs.existsSync(tokenFile)) return;
   const token = fs.readFileSync(tokenFile, 'utf8').trim();
   const base = `http://localhost:${port}`;
   logger.info({ tokenFile }, 'quick-start token saved');
-  const sqs = fs.existsSync(awsFile)
-    ? `The same token over the SQS protocol (docs/sqs.md), endpoint ${base}/sqs:\n\n` +
-      fs
-        .readFileSync(awsFile, 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => `  ${line}\n`)
-        .join('') +
-      `  aws sqs create-queue --queue-name demo --endpoint-url ${base}/sqs\n\n`
-    : '';
   process.stdout.write(
     `\nrelayq is running on ${base} with an embedded Redis in ${config.dataDir}\n` +
       `Local account "local"; its token is in ${tokenFile}:\n\n  export RELAY_TOKEN=${token}\n\n` +
       `Send a message:\n  curl -s -H "Authorization: Bearer $RELAY_TOKEN" -d '{"body":{"hello":"world"}}' ${base}/v1/relay/channels/demo/messages\n` +
-      `Pull it:\n  curl -s -H "Authorization: Bearer $RELAY_TOKEN" -d '{}' ${base}/v1/relay/channels/demo/messages/pull\n\n` +
-      sqs,
+      `Pull it:\n  curl -s -H "Authorization: Bearer $RELAY_TOKEN" -d '{}' ${base}/v1/relay/channels/demo/messages/pull\n\n`,
   );
 }
 
@@ -103,26 +79,19 @@ function listen(server: http.Server, port: number, host: string): Promise<number
   });
 }
 
-export async function runServer(
-  configured: Readonly<Config>,
-  logger: Logger,
-): Promise<RunningServer> {
-  let config = configured;
+export async function runServer(config: Readonly<Config>, logger: Logger): Promise<RunningServer> {
   let embedded: EmbeddedRedis | null = null;
   let url = config.redis.url;
   if (config.embeddedRedis) {
     embedded = await startEmbeddedRedis(config.redisServerBin, config.dataDir, logger);
     url = embedded.url;
-    if (config.sqsSecretKey === null) {
-      config = Object.freeze({ ...config, sqsSecretKey: embeddedSqsSecretKey(config.dataDir) });
-    }
   }
   const redis = createRedis({ url, clusterNodes: config.redis.clusterNodes });
   redis.on('error', (err) => logger.warn({ err: String(err) }, 'redis connection error'));
   await connectRedis(redis, 30_000);
   await warnAboutEviction(redis, logger);
 
-  const relay = buildApp({ config, redis, logger });
+  const relay = buildApp({ config: embedded ? withEmbeddedSqsKey(config) : config, redis, logger });
   await relay.start();
 
   const server = createApiServer(relay.app);
@@ -142,6 +111,7 @@ export async function runServer(
   logger.info({ port, metricsPort: config.metricsPort, host: config.host }, 'relayq listening');
 
   if (embedded) await welcome(relay, config, port, logger);
+  if (embedded) await sqsQuickStart(relay, relay.deps.config, port);
 
   let shuttingDown: Promise<void> | null = null;
   const shutdown = () => {
