@@ -15,6 +15,7 @@ ARGV[7] paused: '1', '0', or '' to keep
 ARGV[8] visibility_timeout_ms: integer, '-' to reset to the default, '' to keep
 ARGV[9] delay_ms: integer, '-' to reset to the default, '' to keep
 ARGV[10] retention_ms: integer, '-' to reset to the default, '' to keep
+ARGV[11] receive_wait_ms (SQS ReceiveMessageWaitTimeSeconds): integer, '-' to reset, '' to keep
 Returns: the config string
 Errors:  ACCOUNT_NOT_FOUND; CHANNEL_LIMIT <max_channels>
 ]]
@@ -54,6 +55,7 @@ end
 settings.visibility_ms = apply(settings.visibility_ms, ARGV[8])
 settings.delay_ms = apply(settings.delay_ms, ARGV[9])
 settings.retention_ms = apply(settings.retention_ms, ARGV[10])
+settings.receive_wait_ms = apply(settings.receive_wait_ms, ARGV[11])
 local updated = format_config(max_attempts, dedup_window, dlq, created, format_settings(settings))
 redis.call('HSET', k.channels, channel, updated)
 if dlq_new then

@@ -20,6 +20,7 @@ import { requestLog } from './http/requestLog';
 import { sessionRouter } from './http/session';
 import { registerBacklogMetrics } from './backlogMetrics';
 import { Metrics } from './metrics';
+import { sqsRouter } from './sqs/router';
 import { PlanResolver } from './plans';
 import { EventHub } from './store/events';
 import { BacklogGauges } from './store/gauges';
@@ -91,6 +92,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   app.use(healthRouter(deps));
   // before rawBody: a webhook's body is read as exact bytes, up to the plan's limit
   app.use(webhookReceiver(deps));
+  app.use(sqsRouter(deps));
   app.use(rawBody);
   // a dashboard session's cookie stands in for the Authorization header on the API
   app.use('/v1', (req, _res, next) => {

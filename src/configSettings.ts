@@ -266,6 +266,19 @@ export const SETTINGS = {
       return crypto.createHash('sha256').update(raw).digest();
     },
   }),
+  sqsSecretKey: custom<string | null>('RELAY_SQS_SECRET_KEY', {
+    type: 'string',
+    default: '(unset; the embedded mode makes one in `RELAY_DATA_DIR/sqs-secret-key`)',
+    bounds: 'at least 32 characters, the same on every pod',
+    description:
+      "server key the SQS endpoint's AWS secret keys are derived from (HMAC); unset: no AWS credentials can be issued. Changing it invalidates every issued AWS secret (docs/sqs.md)",
+    whenUnset: null,
+    read(raw) {
+      if (raw.length < 32)
+        throw new ConfigError('RELAY_SQS_SECRET_KEY must be at least 32 characters');
+      return raw;
+    },
+  }),
   gaugeIntervalMs: integer('RELAY_GAUGE_INTERVAL_MS', {
     default: 1000,
     min: 50,

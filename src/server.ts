@@ -13,6 +13,7 @@ import type { Config } from './config';
 import { startEmbeddedRedis, type EmbeddedRedis } from './embeddedRedis';
 import { issueToken } from './http/admin';
 import { createApiServer } from './http/nodeServer';
+import { sqsQuickStart, withEmbeddedSqsKey } from './sqs/quickStart';
 import { connectRedis, createRedis, type RedisClient } from './store/redis';
 import { attachWebSockets, type WebSocketHub } from './ws/server';
 
@@ -90,7 +91,7 @@ export async function runServer(config: Readonly<Config>, logger: Logger): Promi
   await connectRedis(redis, 30_000);
   await warnAboutEviction(redis, logger);
 
-  const relay = buildApp({ config, redis, logger });
+  const relay = buildApp({ config: embedded ? withEmbeddedSqsKey(config) : config, redis, logger });
   await relay.start();
 
   const server = createApiServer(relay.app);
@@ -110,6 +111,7 @@ export async function runServer(config: Readonly<Config>, logger: Logger): Promi
   logger.info({ port, metricsPort: config.metricsPort, host: config.host }, 'relayq listening');
 
   if (embedded) await welcome(relay, config, port, logger);
+  if (embedded) await sqsQuickStart(relay, relay.deps.config, port);
 
   let shuttingDown: Promise<void> | null = null;
   const shutdown = () => {

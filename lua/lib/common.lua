@@ -13,9 +13,10 @@
 -- the metadata's length as the service's JavaScript reader counts it (UTF-16 units). src and
 -- src_attempts are set only on a dead-lettered message (source channel, deliveries there).
 -- A channel's config (channels hash, field = channel id):
---   max_attempts|dedup_window_s|dead_letter_channel|created_ms[|paused|visibility_ms|delay_ms|retention_ms]
+--   max_attempts|dedup_window_s|dead_letter_channel|created_ms[|paused|visibility_ms|delay_ms|retention_ms[|receive_wait_ms]]
 -- The bracketed settings tail is absent on channels never given a setting; in it,
 -- paused is 0 or 1 and an empty number means "not set: the default applies".
+-- receive_wait_ms (the SQS endpoint's default WaitTimeSeconds) is absent on older tails.
 
 local function now_ms()
   local t = redis.call('TIME')
@@ -67,18 +68,18 @@ local function format_config(max_attempts, dedup_window, dlq, created, tail)
   return max_attempts .. '|' .. dedup_window .. '|' .. dlq .. '|' .. created .. (tail or '')
 end
 
--- The channel settings of a config: { paused = bool, visibility_ms, delay_ms, retention_ms }
--- (each number nil when not set).
+-- The channel settings of a config: { paused = bool, visibility_ms, delay_ms, retention_ms,
+-- receive_wait_ms } (each number nil when not set).
 local function parse_settings(cfg)
   local _, _, _, _, tail = parse_config(cfg)
-  local paused, vt, delay, retention = string.match(tail, '^|([01])|(%d*)|(%d*)|(%d*)$')
+  local paused, vt, delay, retention, wait = string.match(tail, '^|([01])|(%d*)|(%d*)|(%d*)|?(%d*)$')
   return { paused = paused == '1', visibility_ms = tonumber(vt), delay_ms = tonumber(delay),
-           retention_ms = tonumber(retention) }
+           retention_ms = tonumber(retention), receive_wait_ms = tonumber(wait) }
 end
 
 local function format_settings(s)
   return '|' .. (s.paused and '1' or '0') .. '|' .. (s.visibility_ms or '') .. '|' ..
-    (s.delay_ms or '') .. '|' .. (s.retention_ms or '')
+    (s.delay_ms or '') .. '|' .. (s.retention_ms or '') .. '|' .. (s.receive_wait_ms or '')
 end
 
 local DEFAULT_MAX_ATTEMPTS = 3

@@ -6,7 +6,7 @@
  */
 import { forbidden, unauthorized } from '../errors';
 import type { PlanResolver } from '../plans';
-import type { AccountStore, PlanLimits } from '../store/types';
+import type { AccountStore, PlanLimits, TokenRecord } from '../store/types';
 import { hashSecret, parseToken, safeEqual } from './tokens';
 
 export interface AuthContext {
@@ -49,6 +49,21 @@ export async function authenticate(
   if (!token || plan === null || !safeEqual(hashSecret(parsed.secret), token.hash)) {
     throw unauthorized('invalid or revoked token');
   }
+  return tokenContext(parsed.accountId, token, plan, accounts, plans);
+}
+
+/**
+ * The context of a token the caller has proved to hold (bearer secret, or an
+ * AWS signature made with its derived secret): refused once it has expired,
+ * or, for a dashboard session, once its sign-in token is gone.
+ */
+export async function tokenContext(
+  accountId: string,
+  token: TokenRecord,
+  plan: string,
+  accounts: AccountStore,
+  plans: PlanResolver,
+): Promise<AuthContext> {
   if (token.expires_ms !== null && token.expires_ms <= Date.now()) {
     throw unauthorized(
       token.kind === 'session' ? 'session has expired; sign in again' : 'token has expired',
@@ -56,13 +71,13 @@ export async function authenticate(
   }
   if (token.parent_id) {
     // a dashboard session lives only as long as the owner token it was opened with
-    const parent = (await accounts.lookupToken(parsed.accountId, token.parent_id)).token;
+    const parent = (await accounts.lookupToken(accountId, token.parent_id)).token;
     if (!parent || (parent.expires_ms !== null && parent.expires_ms <= Date.now())) {
       throw unauthorized('session has ended: its sign-in token was revoked or expired');
     }
   }
   return {
-    accountId: parsed.accountId,
+    accountId,
     tokenId: token.id,
     channels: token.channels,
     role: token.role ?? 'relay',

@@ -43,7 +43,10 @@ export function accountRouter(deps: HttpDeps): Router {
     post: async (req) => {
       const auth = await owner(req.headers.authorization);
       const input = validateTokenCreate(objectBody(req.body));
-      return issueToken(store.accounts, auth.accountId, input, auth.limits.max_tokens);
+      return issueToken(store.accounts, auth.accountId, input, {
+        maxTokens: auth.limits.max_tokens,
+        sqsSecretKey: deps.config.sqsSecretKey,
+      });
     },
   });
 

@@ -15,6 +15,7 @@ import {
 import type { AccountRecord, AccountStore, TokenRecord } from '../store/types';
 import type { PlanResolver } from '../plans';
 import { bearerToken } from '../auth/authenticate';
+import { credentialsFor, type AwsCredentials } from '../sqs/credentials';
 import { objectBody } from './body';
 import type { HttpDeps } from './context';
 import { resource } from './route';
@@ -25,7 +26,11 @@ export function publicToken(token: TokenRecord): Omit<TokenRecord, 'hash'> {
   return shown;
 }
 
-/** Creates a token for an account and returns it with its secret (shown only here). */
+/**
+ * Creates a token for an account and returns it with its secret (shown only
+ * here); with aws_credentials, also the AWS key pair that signs as this token
+ * on the SQS endpoint (its secret derived from sqsSecretKey, never stored).
+ */
 export async function issueToken(
   accounts: AccountStore,
   accountId: string,
@@ -37,11 +42,23 @@ export async function issueToken(
     kind?: 'session';
     parent_id?: string;
     rate_limit_per_second?: number;
+    aws_credentials?: boolean;
   },
-  /** the plan's max_tokens; 0 (dashboard sessions) is not checked */
-  maxTokens = 0,
-): Promise<Omit<TokenRecord, 'hash'> & { token: string }> {
+  options: {
+    /** the plan's max_tokens; 0 (dashboard sessions) is not checked */
+    maxTokens?: number;
+    /** RELAY_SQS_SECRET_KEY: AWS credentials are derived from it */
+    sqsSecretKey?: string | null;
+  } = {},
+): Promise<Omit<TokenRecord, 'hash'> & { token: string } & Partial<AwsCredentials>> {
+  const { maxTokens = 0, sqsSecretKey = null } = options;
+  if (input.aws_credentials && sqsSecretKey === null) {
+    throw badRequest(
+      'aws_credentials needs the server setting RELAY_SQS_SECRET_KEY; ask the operator to set it',
+    );
+  }
   const id = newTokenId();
+  const aws = input.aws_credentials ? credentialsFor(sqsSecretKey!, accountId, id) : null;
   const secret = newSecret();
   const now = Date.now();
   const record: TokenRecord = {
@@ -54,9 +71,10 @@ export async function issueToken(
     hash: hashSecret(secret),
     ...(input.kind ? { kind: input.kind, parent_id: input.parent_id } : {}),
     ...(input.rate_limit_per_second ? { rate_limit_per_second: input.rate_limit_per_second } : {}),
+    ...(aws ? { aws_access_key_id: aws.aws_access_key_id } : {}),
   };
   await accounts.createToken(accountId, record, maxTokens);
-  return { ...publicToken(record), token: formatToken(accountId, id, secret) };
+  return { ...publicToken(record), token: formatToken(accountId, id, secret), ...aws };
 }
 
 /** An account as the operator API shows it (decisions.md "Operator API"). */
@@ -132,9 +150,20 @@ export function adminRouter(deps: HttpDeps, adminToken: string): Router {
       const input = validateTokenCreate(objectBody(req.body));
       const account = await accounts.get(id);
       if (!account) throw notFound(`account ${id} does not exist`);
-      const issued = await issueToken(accounts, id, input, plans.limits(account.plan).max_tokens);
-      const { token, name, channels, expires_ms } = issued;
-      return { id: issued.id, token, name, channels, expires_ms };
+      const issued = await issueToken(accounts, id, input, {
+        maxTokens: plans.limits(account.plan).max_tokens,
+        sqsSecretKey: config.sqsSecretKey,
+      });
+      const { token, name, channels, expires_ms, aws_access_key_id, aws_secret_access_key } =
+        issued;
+      return {
+        id: issued.id,
+        token,
+        name,
+        channels,
+        expires_ms,
+        ...(aws_access_key_id ? { aws_access_key_id, aws_secret_access_key } : {}),
+      };
     },
     get: async (req) => {
       const id = accountParam(req);

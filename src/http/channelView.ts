@@ -7,11 +7,12 @@ import type { ChannelConfig, ChannelStats, PlanLimits } from '../store/types';
 
 export interface EffectiveConfig extends Omit<
   ChannelConfig,
-  'visibility_timeout_ms' | 'delay_seconds' | 'retention_seconds'
+  'visibility_timeout_ms' | 'delay_seconds' | 'retention_seconds' | 'receive_wait_seconds'
 > {
   visibility_timeout_ms: number;
   delay_seconds: number;
   retention_seconds: number;
+  receive_wait_seconds: number;
 }
 
 export function effectiveConfig(config: ChannelConfig, limits: PlanLimits): EffectiveConfig {
@@ -19,6 +20,7 @@ export function effectiveConfig(config: ChannelConfig, limits: PlanLimits): Effe
     ...config,
     visibility_timeout_ms: config.visibility_timeout_ms ?? LIMITS.defaultVisibilityMs,
     delay_seconds: config.delay_seconds ?? 0,
+    receive_wait_seconds: config.receive_wait_seconds ?? 0,
     // A plan lowered below the channel's setting wins (the send script applies the smaller).
     retention_seconds: Math.min(
       config.retention_seconds ?? limits.retention_seconds,
@@ -30,6 +32,8 @@ export function effectiveConfig(config: ChannelConfig, limits: PlanLimits): Effe
 export function channelView(
   stats: ChannelStats,
   limits: PlanLimits,
-): Omit<ChannelStats, 'config'> & { config: EffectiveConfig } {
-  return { ...stats, config: effectiveConfig(stats.config, limits) };
+): Omit<ChannelStats, 'config' | 'created_ms'> & { config: EffectiveConfig } {
+  // created_ms is for the SQS endpoint's CreatedTimestamp; the relay API does not show it
+  const { created_ms: _created, ...shown } = stats;
+  return { ...shown, config: effectiveConfig(stats.config, limits) };
 }

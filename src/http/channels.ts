@@ -13,11 +13,15 @@ import { resource } from './route';
 /** A channel in the list: its counts (GET of the channel adds its config, age and expiry). */
 function listEntry(
   stats: ChannelStats,
-): Omit<ChannelStats, 'config' | 'oldest_message_age_seconds' | 'expiring_within_1h'> {
+): Omit<
+  ChannelStats,
+  'config' | 'oldest_message_age_seconds' | 'expiring_within_1h' | 'created_ms'
+> {
   const {
     config: _config,
     oldest_message_age_seconds: _age,
     expiring_within_1h: _expiring,
+    created_ms: _created,
     ...entry
   } = stats;
   return entry;
@@ -75,6 +79,7 @@ export function channelsRouter(deps: HttpDeps): Router {
         visibilityTimeoutMs: input.visibility_timeout_ms,
         delaySeconds: input.delay_seconds,
         retentionSeconds: input.retention_seconds,
+        receiveWaitSeconds: input.receive_wait_seconds,
       });
       const stats = (await store.channels.get(caller.accountId, channel)) as ChannelStats;
       return channelView(stats, caller.limits);

@@ -2,7 +2,7 @@
 import crypto from 'node:crypto';
 import { Router, type Request } from 'express';
 import { authenticate, checkChannelScope, type AuthContext } from '../auth/authenticate';
-import { AppError, badRequest, unauthorized } from '../errors';
+import { AppError, badRequest } from '../errors';
 import { describeIdRule, isValidId } from '../schemas/ids';
 import {
   LIMITS,
@@ -16,6 +16,7 @@ import {
 } from '../schemas/requests';
 import type { NewMessage, PullResult } from '../store/types';
 import { objectBody } from './body';
+import { pullMaybeWaiting } from './longPoll';
 import type { HttpDeps } from './context';
 import { RawJson, resource } from './route';
 
@@ -85,15 +86,6 @@ export function messagesRouter(deps: HttpDeps): Router {
     return caller;
   }
 
-  /** Gives back the leases of a pull whose client left before the answer was written. */
-  async function releaseUnanswered(account: string, channel: string, result: PullResult) {
-    const leaseIds = result.messages.map(
-      (json) => (JSON.parse(json) as { lease_id: string }).lease_id,
-    );
-    result.messages = [];
-    await store.queue.release(account, channel, leaseIds);
-  }
-
   const pullJson = (r: PullResult) =>
     new RawJson(`{"message_backlog_count":${r.backlogCount},"messages":[${r.messages.join(',')}]}`);
 
@@ -133,43 +125,17 @@ export function messagesRouter(deps: HttpDeps): Router {
       res.on('close', () => gone.abort());
       // A client that has left (even while the request was authenticated) leases nothing.
       if (res.closed) gone.abort();
-      const pull = async (): Promise<PullResult> => {
-        if (gone.signal.aborted) return { backlogCount: 0, messages: [] };
-        const result = await store.queue.pull(auth.accountId, channel, auth.limits, options);
-        // Leases whose answer cannot be written any more go back at once, not counted.
-        if (gone.signal.aborted) await releaseUnanswered(auth.accountId, channel, result);
-        return result;
-      };
-      const waitMs = input.wait_ms ?? 0;
-      if (waitMs === 0) return pullJson(await pull());
-      const release = await deps.limits.holdLongPoll(auth.accountId, auth.limits);
-      try {
-        const result = await deps.waiters.waitFor(
-          auth.accountId,
-          channel,
-          auth,
-          waitMs,
-          gone.signal,
-          async (reason) => {
-            // Woken for a message, the caller was already authenticated on arrival; a
-            // revocation or account deletion wakes it to check again. Expiry needs no Redis.
-            if (reason === 'recheck') await channelCaller(req);
-            else if (auth.expiresMs !== null && auth.expiresMs <= Date.now())
-              throw unauthorized(
-                auth.session ? 'session has expired; sign in again' : 'token has expired',
-              );
-            const r = await pull();
-            return {
-              done: r.messages.length > 0,
-              value: r,
-              more: r.messages.length >= options.batchSize,
-            };
-          },
-        );
-        return pullJson(result);
-      } finally {
-        release();
-      }
+      const result = await pullMaybeWaiting(deps, {
+        auth,
+        channel,
+        options,
+        waitMs: input.wait_ms ?? 0,
+        signal: gone.signal,
+        recheck: async () => {
+          await channelCaller(req);
+        },
+      });
+      return pullJson(result);
     },
   });
 

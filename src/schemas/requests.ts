@@ -135,6 +135,7 @@ export const validateChannelConfig = compile<{
   visibility_timeout_ms?: number | null;
   delay_seconds?: number | null;
   retention_seconds?: number | null;
+  receive_wait_seconds?: number | null;
 }>({
   type: 'object',
   additionalProperties: false,
@@ -147,6 +148,12 @@ export const validateChannelConfig = compile<{
     delay_seconds: resettable(delaySeconds),
     // The upper bound is the account plan's retention, checked by the handler.
     retention_seconds: resettable({ type: 'integer', minimum: 1 }),
+    // the SQS endpoint's default WaitTimeSeconds (ReceiveMessageWaitTimeSeconds)
+    receive_wait_seconds: resettable({
+      type: 'integer',
+      minimum: 0,
+      maximum: LIMITS.maxWaitMs / 1000,
+    }),
   },
 });
 
@@ -179,11 +186,13 @@ export const validateTokenCreate = compile<{
   expires_in_seconds?: number;
   role?: 'relay' | 'owner';
   rate_limit_per_second?: number;
+  aws_credentials?: boolean;
 }>({
   type: 'object',
   additionalProperties: false,
   properties: {
     rate_limit_per_second: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    aws_credentials: { type: 'boolean' },
     name: { type: 'string', minLength: 1, maxLength: 128 },
     channels: { type: 'array', minItems: 1, maxItems: 100, items: channelId },
     expires_in_seconds: { type: 'integer', minimum: 1, maximum: 10 * 365 * 86_400 },

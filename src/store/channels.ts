@@ -13,7 +13,8 @@ const setting = (raw: string | undefined, scale = 1): number | null =>
 
 /** Reads the config string (layout in lua/lib/common.lua). */
 function parseConfig(config: string): ChannelConfig {
-  const [maxAttempts, dedupWindow, dlq, , paused, visibility, delay, retention] = config.split('|');
+  const [maxAttempts, dedupWindow, dlq, , paused, visibility, delay, retention, receiveWait] =
+    config.split('|');
   return {
     dead_letter_channel: dlq === '' ? null : dlq,
     max_attempts: Number(maxAttempts),
@@ -22,6 +23,7 @@ function parseConfig(config: string): ChannelConfig {
     visibility_timeout_ms: setting(visibility),
     delay_seconds: setting(delay, 1000),
     retention_seconds: setting(retention, 1000),
+    receive_wait_seconds: setting(receiveWait, 1000),
   };
 }
 
@@ -65,6 +67,7 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
     oldest_message_age_seconds:
       reply[4] === null || reply[4] === undefined ? null : Math.max(0, reply[7] - reply[4]) / 1000,
     expiring_within_1h: reply[6],
+    created_ms: Number(reply[5].split('|')[3]),
     config: parseConfig(reply[5]),
   });
 
@@ -107,6 +110,7 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
           settingArg(change.visibilityTimeoutMs),
           settingArg(change.delaySeconds, 1000),
           settingArg(change.retentionSeconds, 1000),
+          settingArg(change.receiveWaitSeconds, 1000),
         ]);
         return parseConfig(config);
       } catch (err) {

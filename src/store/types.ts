@@ -58,6 +58,8 @@ export interface ChannelSettings {
   visibility_timeout_ms: number | null;
   delay_seconds: number | null;
   retention_seconds: number | null;
+  /** the SQS endpoint's default WaitTimeSeconds for ReceiveMessage (src/sqs/) */
+  receive_wait_seconds: number | null;
 }
 
 export interface ChannelConfig extends ChannelSettings {
@@ -77,6 +79,8 @@ export interface ChannelStats {
   oldest_message_age_seconds: number | null;
   /** messages whose retention ends within the next hour */
   expiring_within_1h: number;
+  /** when the channel was created (Redis time); the SQS endpoint's CreatedTimestamp */
+  created_ms: number;
   config: ChannelConfig;
 }
 
@@ -90,6 +94,7 @@ export interface ConfigureChannel {
   visibilityTimeoutMs?: number | null;
   delaySeconds?: number | null;
   retentionSeconds?: number | null;
+  receiveWaitSeconds?: number | null;
 }
 
 export interface AccountRecord {
@@ -114,6 +119,8 @@ export interface TokenRecord {
   parent_id?: string;
   /** this token's own request rate, below the account's (requests per second) */
   rate_limit_per_second?: number;
+  /** set when the token was issued with AWS credentials for the SQS endpoint (src/sqs/) */
+  aws_access_key_id?: string;
 }
 
 export interface AuthLookup {

@@ -9,6 +9,7 @@ import { hashSecret } from '../auth/tokens';
 import { badRequest } from '../errors';
 import { objectBody } from '../http/body';
 import type { HttpDeps } from '../http/context';
+import { publicBaseUrl } from '../http/publicUrl';
 import { channelParam } from '../http/messages';
 import { resource } from '../http/route';
 import type { WebhookEntry, WebhookRecord } from '../store/types';
@@ -33,11 +34,6 @@ function listEntry(entry: WebhookEntry) {
     last_received_at: entry.last_received_ms,
     received_count: entry.received_count,
   };
-}
-
-/** RELAY_PUBLIC_URL, else the request's own scheme and host (forwarded ones only behind a trusted proxy). */
-function publicBase(deps: HttpDeps, req: Request): string {
-  return deps.config.publicUrl ?? `${req.protocol}://${req.host}`;
 }
 
 export function webhooksRouter(deps: HttpDeps): Router {
@@ -74,7 +70,7 @@ export function webhooksRouter(deps: HttpDeps): Router {
       const created = await store.webhooks.create(caller.accountId, caller.limits, record);
       return {
         id: record.id,
-        url: `${publicBase(deps, req)}/hooks/${formatHookKey(key)}`,
+        url: `${publicBaseUrl(deps.config, req)}/hooks/${formatHookKey(key)}`,
         label: record.label,
         verify: publicVerify(record),
         dedup_header: record.dedup_header,

@@ -116,4 +116,5 @@ export const DEFAULT_CHANNEL_CONFIG = {
   visibility_timeout_ms: 30000,
   delay_seconds: 0,
   retention_seconds: 3 * 86400,
+  receive_wait_seconds: 0,
 } as const;

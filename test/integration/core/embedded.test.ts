@@ -3,6 +3,7 @@
  * a private redis-server child with its data under RELAY_DATA_DIR.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -137,6 +138,18 @@ test('first start prints a token and a curl line that work; SIGTERM stops it and
   const kept = await post(first.base, first.token, demo, { body: 'kept across restarts' });
   expect(kept.status).toBe(200);
   expect(fs.readFileSync(path.join(dataDir, 'local-token'), 'utf8').trim()).toBe(first.token);
+  // the quick start's token also has AWS credentials, for the SQS endpoint (docs/sqs.md)
+  const accessKeyId = /export AWS_ACCESS_KEY_ID=(\S+)/.exec(first.run.stdout())![1];
+  const secretAccessKey = /export AWS_SECRET_ACCESS_KEY=(\S+)/.exec(first.run.stdout())![1];
+  const sqs = new SQSClient({
+    endpoint: `${first.base}/sqs`,
+    region: 'us-east-1',
+    credentials: { accessKeyId, secretAccessKey },
+  });
+  const listed = await sqs.send(new ListQueuesCommand({}));
+  sqs.destroy();
+  expect(listed.QueueUrls).toEqual([`${first.base}/sqs/local/demo`]);
+  expect(fs.statSync(path.join(dataDir, 'sqs-secret-key')).mode & 0o777).toBe(0o600);
 
   const redisPid = Number(fs.readFileSync(path.join(dataDir, 'redis.pid'), 'utf8'));
   expect(isAlive(redisPid)).toBe(true);

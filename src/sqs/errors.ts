@@ -1,0 +1,143 @@
+/**
+ * SQS's error shapes: the AWS JSON 1.0 body `{"__type": "com.amazonaws.sqs#Code",
+ * "message": "..."}`, the `x-amzn-query-error: <query code>;<Sender|Receiver>`
+ * header that query-compatible SDKs (the JS SDK v3, botocore) read the error
+ * code from, and SQS's HTTP status. Everything the SQS endpoint answers with on
+ * failure goes through toSqsError(), never the relay envelope.
+ */
+import { AppError } from '../errors';
+
+interface ErrorShape {
+  status: number;
+  /** the code in x-amzn-query-error (SQS's query-protocol code) */
+  queryCode: string;
+  fault: 'Sender' | 'Receiver';
+}
+
+/** SQS's codes (model errors and common errors) with their status and query code. */
+const SHAPES = {
+  AccessDenied: { status: 403, queryCode: 'AccessDenied', fault: 'Sender' },
+  BatchEntryIdsNotDistinct: {
+    status: 400,
+    queryCode: 'AWS.SimpleQueueService.BatchEntryIdsNotDistinct',
+    fault: 'Sender',
+  },
+  BatchRequestTooLong: {
+    status: 400,
+    queryCode: 'AWS.SimpleQueueService.BatchRequestTooLong',
+    fault: 'Sender',
+  },
+  EmptyBatchRequest: {
+    status: 400,
+    queryCode: 'AWS.SimpleQueueService.EmptyBatchRequest',
+    fault: 'Sender',
+  },
+  IncompleteSignature: { status: 400, queryCode: 'IncompleteSignature', fault: 'Sender' },
+  InternalFailure: { status: 500, queryCode: 'InternalFailure', fault: 'Receiver' },
+  InvalidAction: { status: 400, queryCode: 'InvalidAction', fault: 'Sender' },
+  InvalidAddress: { status: 404, queryCode: 'InvalidAddress', fault: 'Sender' },
+  InvalidAttributeName: { status: 400, queryCode: 'InvalidAttributeName', fault: 'Sender' },
+  InvalidAttributeValue: { status: 400, queryCode: 'InvalidAttributeValue', fault: 'Sender' },
+  InvalidBatchEntryId: {
+    status: 400,
+    queryCode: 'AWS.SimpleQueueService.InvalidBatchEntryId',
+    fault: 'Sender',
+  },
+  InvalidClientTokenId: { status: 403, queryCode: 'InvalidClientTokenId', fault: 'Sender' },
+  InvalidMessageContents: { status: 400, queryCode: 'InvalidMessageContents', fault: 'Sender' },
+  InvalidParameterValue: { status: 400, queryCode: 'InvalidParameterValue', fault: 'Sender' },
+  MessageNotInflight: {
+    status: 400,
+    queryCode: 'AWS.SimpleQueueService.MessageNotInflight',
+    fault: 'Sender',
+  },
+  MissingAuthenticationToken: {
+    status: 403,
+    queryCode: 'MissingAuthenticationToken',
+    fault: 'Sender',
+  },
+  MissingParameter: { status: 400, queryCode: 'MissingParameter', fault: 'Sender' },
+  OverLimit: { status: 403, queryCode: 'OverLimit', fault: 'Sender' },
+  QueueDoesNotExist: {
+    status: 400,
+    queryCode: 'AWS.SimpleQueueService.NonExistentQueue',
+    fault: 'Sender',
+  },
+  QueueNameExists: { status: 400, queryCode: 'QueueAlreadyExists', fault: 'Sender' },
+  ReceiptHandleIsInvalid: { status: 404, queryCode: 'ReceiptHandleIsInvalid', fault: 'Sender' },
+  RequestThrottled: { status: 403, queryCode: 'RequestThrottled', fault: 'Sender' },
+  ServiceUnavailable: { status: 503, queryCode: 'ServiceUnavailable', fault: 'Receiver' },
+  SignatureDoesNotMatch: { status: 403, queryCode: 'SignatureDoesNotMatch', fault: 'Sender' },
+  TooManyEntriesInBatchRequest: {
+    status: 400,
+    queryCode: 'AWS.SimpleQueueService.TooManyEntriesInBatchRequest',
+    fault: 'Sender',
+  },
+  UnsupportedOperation: {
+    status: 400,
+    queryCode: 'AWS.SimpleQueueService.UnsupportedOperation',
+    fault: 'Sender',
+  },
+} satisfies Record<string, ErrorShape>;
+
+export type SqsErrorCode = keyof typeof SHAPES;
+
+export class SqsError extends Error {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: SqsErrorCode,
+    message: string,
+    headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'SqsError';
+    this.status = SHAPES[code].status;
+    this.headers = headers;
+  }
+
+  /** `code;fault` as SQS writes it in x-amzn-query-error */
+  get queryError(): string {
+    const shape: ErrorShape = SHAPES[this.code];
+    return `${shape.queryCode};${shape.fault}`;
+  }
+
+  get body(): { __type: string; message: string } {
+    return { __type: `com.amazonaws.sqs#${this.code}`, message: this.message };
+  }
+}
+
+export const invalidParameter = (message: string): SqsError =>
+  new SqsError('InvalidParameterValue', message);
+
+export const missingParameter = (name: string): SqsError =>
+  new SqsError('MissingParameter', `The request must contain the parameter ${name}.`);
+
+/** The relay's errors (store, plan limits, rate limit) in SQS's words; anything else is internal. */
+export function toSqsError(err: unknown): SqsError {
+  if (err instanceof SqsError) return err;
+  if (!(err instanceof AppError)) {
+    return new SqsError('InternalFailure', 'internal error; the request may be retried');
+  }
+  switch (err.code) {
+    case 'BAD_REQUEST':
+    case 'PAYLOAD_TOO_LARGE':
+      return new SqsError('InvalidParameterValue', err.message);
+    case 'UNAUTHORIZED':
+      return new SqsError('InvalidClientTokenId', err.message);
+    case 'FORBIDDEN':
+      return new SqsError(
+        /limit reached/.test(err.message) ? 'OverLimit' : 'AccessDenied',
+        err.message,
+      );
+    case 'NOT_FOUND':
+      return new SqsError('QueueDoesNotExist', err.message);
+    case 'RATE_LIMITED':
+      return new SqsError('RequestThrottled', err.message, err.headers);
+    case 'UNAVAILABLE':
+      return new SqsError('ServiceUnavailable', err.message, err.headers);
+    default:
+      return new SqsError('InternalFailure', 'internal error; the request may be retried');
+  }
+}

@@ -1,0 +1,248 @@
+/** SendMessage, ReceiveMessage, DeleteMessage, ChangeMessageVisibility, over the relay's queue operations. */
+import { toNewMessage } from '../http/messages';
+import { pullMaybeWaiting } from '../http/longPoll';
+import type { NewMessage } from '../store/types';
+import type { SqsCall } from './context';
+import { SqsError, invalidParameter, missingParameter, toSqsError } from './errors';
+import { md5Hex, md5OfMessageAttributes } from './md5';
+import {
+  METADATA_FIELD,
+  attributesFromMetadata,
+  selectAttributes,
+  validateMessageAttributes,
+} from './messageAttributes';
+import {
+  optionalInteger,
+  optionalMap,
+  optionalString,
+  optionalStringList,
+  requiredInteger,
+  requiredString,
+  type Input,
+} from './params';
+import { queueArn } from './queueUrl';
+import { resolveQueue, type Queue } from './resolve';
+import { queueDefaults } from './settings';
+
+export const MAX_DELAY_SECONDS = 900;
+export const MAX_VISIBILITY_SECONDS = 43_200;
+const MAX_RECEIVE = 10;
+const MAX_WAIT_SECONDS = 20;
+/** XML 1.0's characters, which SQS allows in a message body */
+const BODY_CHARS = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
+/** 12 hex digits of sequence and a 22-character nonce: the relay's lease id */
+const RECEIPT_HANDLE = /^[0-9a-f]{12}[A-Za-z0-9_-]{22}$/;
+
+export interface PreparedSend {
+  message: NewMessage;
+  md5Body: string;
+  md5Attributes?: string;
+}
+
+/** One message to send (a SendMessage input or a batch entry), checked and measured. */
+export function prepareSend(entry: Input, where: string): PreparedSend {
+  const body = optionalString(entry, 'MessageBody');
+  if (body === undefined || body === '') throw missingParameter('MessageBody');
+  if (!BODY_CHARS.test(body)) {
+    throw new SqsError(
+      'InvalidMessageContents',
+      'Invalid characters found in MessageBody: only #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF are allowed.',
+    );
+  }
+  const delay = optionalInteger(entry, 'DelaySeconds', 0, MAX_DELAY_SECONDS);
+  const attributes = validateMessageAttributes(optionalMap(entry, 'MessageAttributes'));
+  const dedupId = optionalString(entry, 'MessageDeduplicationId');
+  if (dedupId !== undefined && (dedupId.length < 1 || dedupId.length > 128)) {
+    throw invalidParameter('MessageDeduplicationId must be 1 to 128 characters.');
+  }
+  let message: NewMessage;
+  try {
+    // no DelaySeconds: the channel's delay_seconds applies (in the store)
+    message = toNewMessage(
+      {
+        body,
+        content_type: 'text',
+        ...(delay !== undefined ? { delay_seconds: delay } : {}),
+        ...(attributes ? { metadata: { [METADATA_FIELD]: attributes } } : {}),
+        ...(dedupId !== undefined ? { dedup_id: dedupId } : {}),
+      },
+      undefined,
+      where,
+    );
+  } catch (err) {
+    throw toSqsError(err);
+  }
+  return {
+    message,
+    md5Body: md5Hex(body),
+    ...(attributes ? { md5Attributes: md5OfMessageAttributes(attributes) } : {}),
+  };
+}
+
+export function checkReceiptHandle(handle: string): void {
+  if (!RECEIPT_HANDLE.test(handle)) {
+    throw new SqsError(
+      'ReceiptHandleIsInvalid',
+      `The input receipt handle "${handle}" is not a valid receipt handle.`,
+    );
+  }
+}
+
+/** ChangeMessageVisibility of one receipt handle: 0 returns the message now, more extends the lease. */
+export async function changeVisibility(
+  call: SqsCall,
+  queue: Queue,
+  handle: string,
+  seconds: number,
+): Promise<void> {
+  checkReceiptHandle(handle);
+  const { accountId, limits } = call.auth;
+  const { store } = call.deps;
+  const changed =
+    seconds === 0
+      ? (
+          await store.queue.ack(
+            accountId,
+            queue.channel,
+            limits,
+            [],
+            [{ leaseId: handle, delayMs: 0 }],
+          )
+        ).retriedCount
+      : await store.queue.extend(accountId, queue.channel, [handle], seconds * 1000);
+  if (changed === 0) {
+    throw new SqsError(
+      'MessageNotInflight',
+      `The message of receipt handle ${handle} is not in flight: it was deleted, or its visibility timeout ended.`,
+    );
+  }
+}
+
+interface Pulled {
+  body: unknown;
+  id: string;
+  timestamp_ms: number;
+  attempts: number;
+  metadata: unknown;
+  lease_id: string;
+  content_type: string;
+  dead_letter?: { source_channel: string };
+}
+
+/** A relay message as SQS returns it: text as is, JSON as its compact text, bytes as base64. */
+function toSqsMessage(
+  pulled: Pulled,
+  call: SqsCall,
+  systemNames: Set<string>,
+  attributeNames: string[] | undefined,
+  receivedMs: number,
+): Record<string, unknown> {
+  const body =
+    pulled.content_type === 'json' || typeof pulled.body !== 'string'
+      ? JSON.stringify(pulled.body)
+      : pulled.body;
+  const all = systemNames.has('All');
+  const system: Record<string, string> = {};
+  if (all || systemNames.has('ApproximateReceiveCount'))
+    system.ApproximateReceiveCount = String(pulled.attempts);
+  if (all || systemNames.has('SentTimestamp')) system.SentTimestamp = String(pulled.timestamp_ms);
+  // relayq keeps no first-receive time; on the first receive it is this one (docs/sqs.md)
+  if ((all || systemNames.has('ApproximateFirstReceiveTimestamp')) && pulled.attempts === 1)
+    system.ApproximateFirstReceiveTimestamp = String(receivedMs);
+  if ((all || systemNames.has('DeadLetterQueueSourceArn')) && pulled.dead_letter)
+    system.DeadLetterQueueSourceArn = queueArn(
+      call.region,
+      call.auth.accountId,
+      pulled.dead_letter.source_channel,
+    );
+  const attributes = selectAttributes(attributesFromMetadata(pulled.metadata), attributeNames);
+  const hasAttributes = Object.keys(attributes).length > 0;
+  return {
+    MessageId: pulled.id,
+    ReceiptHandle: pulled.lease_id,
+    MD5OfBody: md5Hex(body),
+    Body: body,
+    ...(Object.keys(system).length > 0 ? { Attributes: system } : {}),
+    ...(hasAttributes
+      ? {
+          MessageAttributes: attributes,
+          MD5OfMessageAttributes: md5OfMessageAttributes(attributes),
+        }
+      : {}),
+  };
+}
+
+export async function sendMessage(call: SqsCall) {
+  const queue = await resolveQueue(call);
+  const prepared = prepareSend(call.input, '');
+  const [id] = await call.deps.store.queue.send(
+    call.auth.accountId,
+    queue.channel,
+    call.auth.limits,
+    [prepared.message],
+  );
+  return {
+    MessageId: id,
+    MD5OfMessageBody: prepared.md5Body,
+    ...(prepared.md5Attributes ? { MD5OfMessageAttributes: prepared.md5Attributes } : {}),
+  };
+}
+
+export async function receiveMessage(call: SqsCall) {
+  const queue = await resolveQueue(call);
+  const { input, deps, auth } = call;
+  const defaults = queueDefaults(queue.stats, auth.limits);
+  const batchSize = optionalInteger(input, 'MaxNumberOfMessages', 1, MAX_RECEIVE) ?? 1;
+  const visibility = optionalInteger(input, 'VisibilityTimeout', 0, MAX_VISIBILITY_SECONDS);
+  const waitSeconds =
+    optionalInteger(input, 'WaitTimeSeconds', 0, MAX_WAIT_SECONDS) ?? defaults.receiveWaitSeconds;
+  const systemNames = new Set([
+    ...(optionalStringList(input, 'AttributeNames') ?? []),
+    ...(optionalStringList(input, 'MessageSystemAttributeNames') ?? []),
+  ]);
+  const attributeNames = optionalStringList(input, 'MessageAttributeNames');
+  const options = {
+    visibilityTimeoutMs:
+      visibility === undefined ? defaults.visibilityTimeoutMs : visibility * 1000,
+    batchSize,
+  };
+  const result = await pullMaybeWaiting(deps, {
+    auth,
+    channel: queue.channel,
+    options,
+    waitMs: waitSeconds * 1000,
+    signal: call.signal,
+    recheck: call.recheck,
+  });
+  const receivedMs = Date.now();
+  // SQS leaves Messages out when there are none
+  if (result.messages.length === 0) return {};
+  return {
+    Messages: result.messages.map((json) =>
+      toSqsMessage(JSON.parse(json) as Pulled, call, systemNames, attributeNames, receivedMs),
+    ),
+  };
+}
+
+export async function deleteMessage(call: SqsCall) {
+  const queue = await resolveQueue(call);
+  const handle = requiredString(call.input, 'ReceiptHandle');
+  checkReceiptHandle(handle);
+  // as in SQS, deleting with a stale receipt handle succeeds and changes nothing
+  await call.deps.store.queue.ack(
+    call.auth.accountId,
+    queue.channel,
+    call.auth.limits,
+    [handle],
+    [],
+  );
+  return {};
+}
+
+export async function changeMessageVisibility(call: SqsCall) {
+  const queue = await resolveQueue(call);
+  const handle = requiredString(call.input, 'ReceiptHandle');
+  const seconds = requiredInteger(call.input, 'VisibilityTimeout', 0, MAX_VISIBILITY_SECONDS);
+  await changeVisibility(call, queue, handle, seconds);
+  return {};
+}

@@ -1,0 +1,161 @@
+/** The queue actions: create, find, list, delete, purge, and queue attributes. */
+import { LIMITS } from '../schemas/requests';
+import type { SqsCall } from './context';
+import { SqsError, invalidParameter, missingParameter } from './errors';
+import {
+  optionalInteger,
+  optionalString,
+  optionalStringList,
+  optionalStringMap,
+  requiredString,
+} from './params';
+import {
+  describeQueue,
+  parseQueueAttributes,
+  readableNames,
+  type QueueChange,
+} from './queueAttributes';
+import { queueUrl } from './queueUrl';
+import {
+  checkQueueName,
+  checkQueueScope,
+  queueDoesNotExist,
+  resolveQueue,
+  type Queue,
+} from './resolve';
+
+const MAX_LIST = 1000;
+
+async function applyChange(call: SqsCall, channel: string, change: QueueChange): Promise<void> {
+  await call.deps.store.channels.configure(call.auth.accountId, channel, call.auth.limits, {
+    maxAttempts: change.maxAttempts,
+    deadLetterChannel: change.deadLetterChannel,
+    visibilityTimeoutMs: change.visibilityTimeoutMs,
+    delaySeconds: change.delaySeconds,
+    retentionSeconds: change.retentionSeconds,
+    receiveWaitSeconds: change.receiveWaitSeconds,
+  });
+}
+
+function attributesOf(call: SqsCall, queue: Queue) {
+  return describeQueue(queue.stats, call.auth.limits, call.region, call.auth.accountId);
+}
+
+export async function createQueue(call: SqsCall) {
+  const name = requiredString(call.input, 'QueueName');
+  checkQueueName(name);
+  checkQueueScope(call.auth, name);
+  const tags = optionalStringMap(call.input, 'tags');
+  if (tags && Object.keys(tags).length > 0) {
+    throw new SqsError('UnsupportedOperation', 'Queue tags are not supported by relayq.');
+  }
+  const attributes = optionalStringMap(call.input, 'Attributes') ?? {};
+  const change = await parseQueueAttributes(attributes, name, call);
+  const url = queueUrl(call.baseUrl, call.auth.accountId, name);
+  const stats = await call.deps.store.channels.get(call.auth.accountId, name);
+  if (stats) {
+    // idempotent: the same name and attributes answer the same URL; other attributes are a conflict
+    const current = attributesOf(call, { channel: name, stats });
+    for (const attribute of Object.keys(attributes)) {
+      const same =
+        attribute === 'RedrivePolicy'
+          ? change.deadLetterChannel === stats.config.dead_letter_channel &&
+            (change.deadLetterChannel === null || change.maxAttempts === stats.config.max_attempts)
+          : !(attribute in current) ||
+            current[attribute as keyof typeof current] === String(Number(attributes[attribute]));
+      if (!same) {
+        throw new SqsError(
+          'QueueNameExists',
+          `A queue already exists with the same name and a different value for attribute ${attribute}.`,
+        );
+      }
+    }
+    return { QueueUrl: url };
+  }
+  // SQS redelivers without limit when there is no redrive policy; relayq's most is 100
+  await applyChange(call, name, { maxAttempts: LIMITS.maxAttempts, ...change });
+  return { QueueUrl: url };
+}
+
+export async function getQueueUrl(call: SqsCall) {
+  const name = requiredString(call.input, 'QueueName');
+  const owner = optionalString(call.input, 'QueueOwnerAWSAccountId');
+  if (owner !== undefined && owner !== call.auth.accountId) {
+    throw new SqsError('AccessDenied', `Access to queues of account ${owner} is denied.`);
+  }
+  checkQueueName(name);
+  checkQueueScope(call.auth, name);
+  if (!(await call.deps.store.channels.get(call.auth.accountId, name))) {
+    throw queueDoesNotExist(name);
+  }
+  return { QueueUrl: queueUrl(call.baseUrl, call.auth.accountId, name) };
+}
+
+export async function listQueues(call: SqsCall) {
+  const prefix = optionalString(call.input, 'QueueNamePrefix') ?? '';
+  const max = optionalInteger(call.input, 'MaxResults', 1, MAX_LIST);
+  const next = optionalString(call.input, 'NextToken');
+  let after = '';
+  if (next !== undefined) {
+    after = Buffer.from(next, 'base64url').toString('utf8');
+    if (!after.startsWith('after:')) throw invalidParameter('Invalid NextToken value.');
+    after = after.slice('after:'.length);
+  }
+  const { channels } = call.auth;
+  const names = (await call.deps.store.channels.list(call.auth.accountId))
+    .map((c) => c.id)
+    .filter((id) => id.startsWith(prefix) && (channels === null || channels.includes(id)))
+    .filter((id) => after === '' || id > after);
+  const page = names.slice(0, max ?? MAX_LIST);
+  const more = max !== undefined && names.length > page.length;
+  return {
+    ...(page.length > 0
+      ? { QueueUrls: page.map((id) => queueUrl(call.baseUrl, call.auth.accountId, id)) }
+      : {}),
+    ...(more
+      ? { NextToken: Buffer.from(`after:${page[page.length - 1]}`).toString('base64url') }
+      : {}),
+  };
+}
+
+export async function deleteQueue(call: SqsCall) {
+  const queue = await resolveQueue(call);
+  await call.deps.store.channels.remove(call.auth.accountId, queue.channel);
+  return {};
+}
+
+export async function purgeQueue(call: SqsCall) {
+  const queue = await resolveQueue(call);
+  await call.deps.store.channels.purge(call.auth.accountId, queue.channel);
+  return {};
+}
+
+export async function getQueueAttributes(call: SqsCall) {
+  const queue = await resolveQueue(call);
+  const names = readableNames(optionalStringList(call.input, 'AttributeNames') ?? []);
+  const all = attributesOf(call, queue);
+  const Attributes: Record<string, string> = {};
+  for (const name of names) {
+    const value = all[name];
+    if (value !== undefined) Attributes[name] = value;
+  }
+  return Object.keys(Attributes).length > 0 ? { Attributes } : {};
+}
+
+export async function setQueueAttributes(call: SqsCall) {
+  const queue = await resolveQueue(call);
+  const attributes = optionalStringMap(call.input, 'Attributes');
+  if (attributes === undefined) throw missingParameter('Attributes');
+  const change = await parseQueueAttributes(attributes, queue.channel, call);
+  await applyChange(call, queue.channel, change);
+  return {};
+}
+
+export async function listDeadLetterSourceQueues(call: SqsCall) {
+  const queue = await resolveQueue(call);
+  const { channels } = call.auth;
+  const sources = (await call.deps.store.channels.list(call.auth.accountId))
+    .filter((c) => c.config.dead_letter_channel === queue.channel)
+    .filter((c) => channels === null || channels.includes(c.id));
+  return { queueUrls: sources.map((c) => queueUrl(call.baseUrl, call.auth.accountId, c.id)) };
+}
