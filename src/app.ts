@@ -6,7 +6,7 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import { sessionAuthorization } from './auth/sessions';
-import { dashboardRouter } from './dashboard/assets';
+import { dashboardHeaders, dashboardRouter } from './dashboard/assets';
 import { accountRouter } from './http/account';
 import { adminRouter } from './http/admin';
 import { rawBody } from './http/body';
@@ -73,6 +73,9 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
 
   const app = express();
   app.disable('x-powered-by');
+  // X-Forwarded-* believed only from the proxies RELAY_TRUST_PROXY names (cookie Secure,
+  // the Origin check, logged addresses: req.secure, req.protocol, req.ip)
+  app.set('trust proxy', config.trustProxy ?? false);
   app.disable('etag');
   app.set('query parser', 'simple');
   app.use(requestLog(logger, metrics));
@@ -80,13 +83,14 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   app.use(rawBody);
   // a dashboard session's cookie stands in for the Authorization header on the API
   app.use('/v1', (req, _res, next) => {
-    const authorization = sessionAuthorization(req);
+    const authorization = sessionAuthorization(req, req.protocol);
     if (authorization !== undefined) req.headers.authorization = authorization;
     next();
   });
   app.use(messagesRouter(deps));
   app.use(channelsRouter(deps));
   app.use(accountRouter(deps));
+  app.use('/dashboard', dashboardHeaders);
   app.use(sessionRouter(deps));
   app.use(dashboardRouter());
   if (config.adminToken) app.use(adminRouter(deps, config.adminToken));
