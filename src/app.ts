@@ -55,8 +55,19 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   const { store, context } = createStore(redis, metrics, config.authCacheMs ?? 0);
   const plans = new PlanResolver(config.plans, config.defaultPlan);
   const subscriber = duplicateForSubscriber(redis);
+  // Every connection reports its errors in the JSON log (an 'error' event without a
+  // listener would be printed by ioredis outside it). The main one may have its own.
+  if (redis.listenerCount('error') === 0) {
+    redis.on('error', (err) => logger.warn({ err: String(err) }, 'redis connection error'));
+  }
+  subscriber.on('error', (err) =>
+    logger.warn({ err: String(err) }, 'redis subscriber connection error'),
+  );
   const events = new EventHub(subscriber, logger);
   const waiters = new ChannelWaiters(events);
+  // Waiting long polls answer (with the 503) once Redis is found unreachable, not at their deadline.
+  context.onUnreachable(() => waiters.wakeAll());
+  redis.on('close', () => waiters.wakeAll());
   const sweeper = new Sweeper(context, plans, logger, config.sweepIntervalMs);
   let shuttingDown = false;
 
