@@ -28,6 +28,8 @@ module.exports = {
       testMatch: [
         '<rootDir>/test/integration/smoke.test.ts',
         '<rootDir>/test/integration/{core,accounts,ws,cluster}/**/*.test.ts',
+        // account limits: per-account keys and scripts across the cluster's slots
+        '<rootDir>/test/integration/fairness/limits.test.ts',
       ],
     },
   ],

@@ -129,7 +129,14 @@ export async function startNats(): Promise<Proc> {
 
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 export const BENCH_PLANS = JSON.stringify({
-  paid: { max_storage_bytes: 100_000_000_000, max_channels: 100_000, retention_seconds: 1_209_600 },
+  paid: {
+    max_storage_bytes: 100_000_000_000,
+    max_channels: 100_000,
+    retention_seconds: 1_209_600,
+    // the benchmark is one account: its sockets and waits are not a tenant's abuse
+    max_websocket_connections: 100_000,
+    max_long_polls: 100_000,
+  },
 });
 
 /** relayq as its own process (`node dist/src/cli/main.js serve`) over the given Redis. */

@@ -6,7 +6,7 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import { sessionAuthorization } from './auth/sessions';
-import { dashboardRouter } from './dashboard/assets';
+import { dashboardHeaders, dashboardRouter } from './dashboard/assets';
 import { accountRouter } from './http/account';
 import { adminRouter } from './http/admin';
 import { rawBody } from './http/body';
@@ -61,8 +61,19 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   const { store, context } = createStore(redis, metrics, config.authCacheMs ?? 0);
   const plans = new PlanResolver(config.plans, config.defaultPlan);
   const subscriber = duplicateForSubscriber(redis);
+  // Every connection reports its errors in the JSON log (an 'error' event without a
+  // listener would be printed by ioredis outside it). The main one may have its own.
+  if (redis.listenerCount('error') === 0) {
+    redis.on('error', (err) => logger.warn({ err: String(err) }, 'redis connection error'));
+  }
+  subscriber.on('error', (err) =>
+    logger.warn({ err: String(err) }, 'redis subscriber connection error'),
+  );
   const events = new EventHub(subscriber, logger);
   const waiters = new ChannelWaiters(events);
+  // Waiting long polls answer (with the 503) once Redis is found unreachable, not at their deadline.
+  context.onUnreachable(() => waiters.wakeAll());
+  redis.on('close', () => waiters.wakeAll());
   const sweeper = new Sweeper(context, plans, logger, config.sweepIntervalMs);
   const gauges = new BacklogGauges(context, logger, config.gaugeIntervalMs);
   registerBacklogMetrics(metrics.registry, {
@@ -86,6 +97,9 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
 
   const app = express();
   app.disable('x-powered-by');
+  // X-Forwarded-* believed only from the proxies RELAY_TRUST_PROXY names (cookie Secure,
+  // the Origin check, logged addresses: req.secure, req.protocol, req.ip)
+  app.set('trust proxy', config.trustProxy ?? false);
   app.disable('etag');
   app.set('query parser', 'simple');
   app.use(requestLog(logger, metrics));
@@ -96,7 +110,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   app.use(rawBody);
   // a dashboard session's cookie stands in for the Authorization header on the API
   app.use('/v1', (req, _res, next) => {
-    const authorization = sessionAuthorization(req);
+    const authorization = sessionAuthorization(req, req.protocol);
     if (authorization !== undefined) req.headers.authorization = authorization;
     next();
   });
@@ -104,6 +118,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   app.use(channelsRouter(deps));
   app.use(webhooksRouter(deps));
   app.use(accountRouter(deps));
+  app.use('/dashboard', dashboardHeaders);
   app.use(sessionRouter(deps));
   app.use(dashboardRouter());
   if (config.adminToken) app.use(adminRouter(deps, config.adminToken));

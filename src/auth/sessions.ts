@@ -27,21 +27,22 @@ export function sessionCookie(req: IncomingMessage): string | null {
   return value && parseToken(value) ? value : null;
 }
 
-/** The origin this request was addressed to, as a browser would write it. */
-export function ownOrigin(req: IncomingMessage): string {
-  const forwarded = req.headers['x-forwarded-proto'];
-  const proto = typeof forwarded === 'string' ? forwarded.split(',')[0].trim() : 'http';
-  return `${proto}://${req.headers.host ?? ''}`;
+/**
+ * The origin this request was addressed to, as a browser would write it;
+ * `scheme` is the client's (believing X-Forwarded-Proto only under RELAY_TRUST_PROXY).
+ */
+export function ownOrigin(req: IncomingMessage, scheme: string): string {
+  return `${scheme}://${req.headers.host ?? ''}`;
 }
 
-export function checkSameOrigin(req: IncomingMessage, required: boolean): void {
+export function checkSameOrigin(req: IncomingMessage, required: boolean, scheme: string): void {
   const origin = req.headers.origin;
   if (origin === undefined) {
     if (required)
       throw forbidden('a dashboard session needs a same-origin request (Origin header missing)');
     return;
   }
-  if (origin !== ownOrigin(req))
+  if (origin !== ownOrigin(req, scheme))
     throw forbidden('cross-origin requests may not use a dashboard session');
 }
 
@@ -49,14 +50,18 @@ export function checkSameOrigin(req: IncomingMessage, required: boolean): void {
  * If the request has no Authorization header but a session cookie, checks
  * CSRF and origin and returns the Authorization header to authenticate with.
  */
-export function sessionAuthorization(req: IncomingMessage, upgrade = false): string | undefined {
+export function sessionAuthorization(
+  req: IncomingMessage,
+  scheme: string,
+  upgrade = false,
+): string | undefined {
   if (req.headers.authorization !== undefined) return req.headers.authorization;
   const token = sessionCookie(req);
   if (token === null) return undefined;
   if (upgrade) {
-    checkSameOrigin(req, true);
+    checkSameOrigin(req, true, scheme);
   } else if (!SAFE_METHODS.has(req.method ?? 'GET')) {
-    checkSameOrigin(req, false);
+    checkSameOrigin(req, false, scheme);
     const given = req.headers['x-csrf-token'];
     const expected = csrfTokenFor(token);
     if (

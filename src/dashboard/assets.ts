@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -40,6 +40,20 @@ interface Asset {
   type: string;
 }
 
+/**
+ * Security headers of every response under /dashboard (the page, its assets and
+ * the session API, errors included): nothing is stored by caches but the
+ * immutable hashed assets, nothing sniffed, framed or sent as a referrer.
+ */
+export const dashboardHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
+
 export function dashboardRouter(): Router {
   const dir = publicDir();
   const assets = new Map<string, Asset>();
@@ -55,16 +69,8 @@ export function dashboardRouter(): Router {
   }
 
   const router = Router();
-  router.use('/dashboard', (_req, res, next) => {
-    res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    res.setHeader('X-Frame-Options', 'DENY');
-    next();
-  });
   router.get(['/dashboard', '/dashboard/'], (_req, res) => {
     res.locals.route = '/dashboard';
-    res.setHeader('Cache-Control', 'no-cache');
     res.type('html').send(index);
   });
   router.get('/dashboard/assets/:name', (req, res, next) => {

@@ -1,7 +1,7 @@
 /**
  * Request ids (echoing a sane X-Request-Id), one structured log line per
  * request, and the request duration histogram by route template. Never logs a
- * token, a header value or a body.
+ * token, a header value or a body (the client address is Express's req.ip).
  */
 import crypto from 'node:crypto';
 import type { RequestHandler } from 'express';
@@ -32,6 +32,8 @@ export function requestLog(logger: Logger, metrics: Metrics): RequestHandler {
           route,
           status: res.statusCode,
           ms: Math.round(seconds * 1000),
+          // the client's address: X-Forwarded-For only from the proxies RELAY_TRUST_PROXY names
+          client: req.ip,
         },
         'request',
       );

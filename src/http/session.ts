@@ -36,7 +36,7 @@ export function sessionRouter(deps: HttpDeps): Router {
 
   resource(router, '/dashboard/api/session', {
     post: async (req, res) => {
-      checkSameOrigin(req, false);
+      checkSameOrigin(req, false, req.protocol);
       const body = objectBody(req.body);
       if (typeof body.token !== 'string' || body.token === '')
         throw badRequest('required field token is missing');
@@ -80,7 +80,7 @@ export function sessionRouter(deps: HttpDeps): Router {
       setCookie(req, res, '', 0);
       const parsed = token ? parseToken(token) : null;
       if (!parsed) return { signed_out: true };
-      checkSameOrigin(req, false);
+      checkSameOrigin(req, false, req.protocol);
       try {
         const auth = await authenticate(`Bearer ${token}`, store.accounts, plans);
         if (auth.session) await store.accounts.revokeToken(auth.accountId, auth.tokenId);

@@ -7,7 +7,7 @@ import type { Metrics } from '../metrics';
 import { accountKeyList, accountOfAccountKey, channelKeyList, systemKeys } from './keys';
 import type { RedisClient } from './redis';
 import { VARIABLE_KEYS, type ScriptName, type Scripts } from './scripts';
-import { rethrowStoreError, scriptFailure } from './storeErrors';
+import { isUnavailable, rethrowStoreError, scriptFailure, unavailable } from './storeErrors';
 
 const DLQ_CACHE_MAX = 10_000;
 
@@ -27,19 +27,43 @@ const CHANGES_BACKLOG: ReadonlySet<ScriptName> = new Set<ScriptName>([
 ]);
 const DLQ_CACHE_TTL_MS = 5_000;
 
+/** While Redis is unreachable, one script call in this interval probes it; the others fail at once. */
+const PROBE_MS = 500;
+
 export class StoreContext {
   private readonly deadLetterTargets = new Map<string, { dlq: string; at: number }>();
   /** Called with the account after each script that may have changed its backlog. */
   onBacklogChange: ((account: string) => void) | null = null;
+  /** true after a call found Redis unreachable, until a call succeeds or the client is ready again */
+  private unreachable = false;
+  private nextProbe = 0;
+  private readonly unreachableListeners: (() => void)[] = [];
 
   constructor(
     readonly redis: RedisClient,
     private readonly scripts: Scripts,
     readonly metrics: Metrics,
-  ) {}
+  ) {
+    redis.on('ready', () => (this.unreachable = false));
+  }
 
-  /** Calls a script; script error replies are left for the caller to map. */
+  /** Called when Redis is found unreachable (e.g. long-poll waits answer then). */
+  onUnreachable(listener: () => void): void {
+    this.unreachableListeners.push(listener);
+  }
+
+  /**
+   * Calls a script; script error replies are left for the caller to map. Once
+   * Redis is found unreachable, calls fail at once with the 503 (but one probe
+   * every PROBE_MS) instead of each waiting out the command timeout: a request
+   * making several calls is still answered within that timeout.
+   */
   async call<T>(name: ScriptName, keys: string[], args: (string | number)[]): Promise<T> {
+    if (this.unreachable) {
+      const now = Date.now();
+      if (now < this.nextProbe) throw unavailable();
+      this.nextProbe = now + PROBE_MS;
+    }
     const end = this.metrics.scriptDuration.startTimer({ script: name });
     try {
       const script = this.scripts[name];
@@ -52,16 +76,26 @@ export class StoreContext {
         const account = accountOfAccountKey(keys[0]);
         if (account !== null) this.onBacklogChange(account);
       }
+      this.unreachable = false;
       return result;
     } catch (err) {
       if (!scriptFailure(err)) {
         this.metrics.scriptErrors.inc({ script: name });
+        if (isUnavailable(err)) this.markUnreachable();
         rethrowStoreError(err);
       }
+      this.unreachable = false;
       throw err;
     } finally {
       end();
     }
+  }
+
+  private markUnreachable(): void {
+    this.nextProbe = Date.now() + PROBE_MS;
+    if (this.unreachable) return;
+    this.unreachable = true;
+    for (const listener of this.unreachableListeners) listener();
   }
 
   /** After a script lowered an account's earliest timer: make the global index follow. */

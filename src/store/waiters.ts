@@ -56,6 +56,11 @@ export class ChannelWaiters {
   /** On shutdown: every wait answers now with what it has, and new ones do not wait. */
   releaseAll(): void {
     this.released = true;
+    this.wakeAll();
+  }
+
+  /** Every wait looks again now (Redis was found unreachable: each answers with the 503). */
+  wakeAll(): void {
     for (const waits of this.accounts.values()) {
       for (const list of waits.channels.values()) for (const w of list) this.rouse(w, false);
     }
@@ -107,7 +112,7 @@ export class ChannelWaiters {
         this.wakeSome(account, event.channel, Math.max(1, event.count ?? 1));
         return;
       case 'resubscribed':
-        // events may have been missed: every wait looks again
+        // events may have been missed: every wait of the account looks again
         for (const list of waits.channels.values()) for (const w of list) this.rouse(w, false);
         return;
       case 'token_revoked':

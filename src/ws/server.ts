@@ -11,6 +11,7 @@ import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { RelayApp } from '../app';
 import { AppError } from '../errors';
+import { schemeOf, type TrustProxy } from '../http/proxy';
 import type { AccountEvent } from '../store/events';
 import {
   parseSubscription,
@@ -152,7 +153,8 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
       return;
     }
     socket.on('error', () => socket.destroy());
-    parseSubscription(req, relay.store.accounts, relay.plans)
+    const scheme = schemeOf(req, relay.app.get('trust proxy fn') as TrustProxy);
+    parseSubscription(req, relay.store.accounts, relay.plans, scheme)
       .then(async (sub) => {
         await relay.deps.limits.enforce(sub.auth);
         if ((perToken.get(sub.auth.tokenId) ?? 0) >= config.maxWsConnectionsPerToken) {

@@ -36,6 +36,8 @@ export async function parseSubscription(
   req: IncomingMessage,
   accounts: AccountStore,
   plans: PlanResolver,
+  /** the client's scheme (see http/proxy.ts), for a dashboard session's Origin check */
+  scheme = 'http',
 ): Promise<SubscriptionRequest> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const single = SINGLE.exec(url.pathname);
@@ -46,7 +48,7 @@ export async function parseSubscription(
       Allow: 'GET',
     });
   }
-  const auth = await authenticate(sessionAuthorization(req, true), accounts, plans);
+  const auth = await authenticate(sessionAuthorization(req, scheme, true), accounts, plans);
   let channels: string[];
   if (single) {
     const channel = decode(single[1]);

@@ -4,38 +4,13 @@
  * (never a silent `subscribed` that would miss events) and retried next time;
  * a reconnection tells every listener that events may have been missed.
  */
-import { EventEmitter } from 'node:events';
-import pino from 'pino';
-import { EventHub, parseEvent, type AccountEvent } from '../../src/store/events';
-import type { RedisClient } from '../../src/store/redis';
-
-class FakeSubscriber extends EventEmitter {
-  calls: string[] = [];
-  failNext: Error | null = null;
-  async ssubscribe(key: string): Promise<number> {
-    this.calls.push(`ssubscribe ${key}`);
-    await Promise.resolve();
-    if (this.failNext) {
-      const err = this.failNext;
-      this.failNext = null;
-      throw err;
-    }
-    return 1;
-  }
-  async sunsubscribe(key: string): Promise<number> {
-    this.calls.push(`sunsubscribe ${key}`);
-    return 0;
-  }
-}
-
-function hub() {
-  const fake = new FakeSubscriber();
-  const events = new EventHub(fake as unknown as RedisClient, pino({ level: 'silent' }));
-  return { fake, events };
-}
+import { parseEvent, type AccountEvent } from '../../src/store/events';
+import { fakeHub as hub } from '../helpers/fakeSubscriber';
 
 test('parseEvent reads the payloads the scripts publish', () => {
   expect(parseEvent('n orders')).toEqual({ kind: 'new_message', channel: 'orders' });
+  expect(parseEvent('n orders 3')).toEqual({ kind: 'new_message', channel: 'orders', count: 3 });
+  expect(parseEvent('n orders x')).toEqual({ kind: 'new_message', channel: 'orders' });
   expect(parseEvent('r 0123456789abcdef')).toEqual({
     kind: 'token_revoked',
     tokenId: '0123456789abcdef',

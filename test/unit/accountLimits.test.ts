@@ -1,0 +1,45 @@
+/** The account limiter's pure parts: rate windows, the operator API's bucket, refusals naming the limit. */
+import pino from 'pino';
+import { AppError } from '../../src/errors';
+import { AccountLimits, rateWindow } from '../../src/limits/accountLimits';
+import type { LimitStore } from '../../src/store/limits';
+
+test('rate and burst become a window of burst/rate seconds holding burst requests; 0 is unlimited', () => {
+  expect(rateWindow(10, 50)).toEqual({ limit: 50, windowMs: 5000 });
+  expect(rateWindow(5, 0)).toEqual({ limit: 5, windowMs: 1000 });
+  expect(rateWindow(1000, 1)).toEqual({ limit: 1, windowMs: 1 });
+  expect(rateWindow(0, 10)).toEqual({ limit: 0, windowMs: 1 });
+});
+
+const noStore = {} as LimitStore; // the operator limit and unlimited plans never reach the store
+
+test('an account on a plan without a rate and a token without its own never touch the store', async () => {
+  const limits = new AccountLimits(noStore, pino({ level: 'silent' }), 0);
+  const plan = { rate_limit_per_second: 0, rate_limit_burst: 0 };
+  await limits.enforce({
+    accountId: 'a',
+    tokenId: 't',
+    tokenRatePerSecond: null,
+    limits: plan as never,
+  });
+  limits.stop();
+});
+
+test('the operator API: RELAY_ADMIN_RATE_LIMIT_PER_SECOND requests, then a 429 naming it', () => {
+  const limits = new AccountLimits(noStore, pino({ level: 'silent' }), 2);
+  limits.enforceOperator();
+  limits.enforceOperator();
+  let refusal: unknown = null;
+  try {
+    limits.enforceOperator();
+  } catch (err) {
+    refusal = err;
+  }
+  expect(refusal).toBeInstanceOf(AppError);
+  expect((refusal as AppError).status).toBe(429);
+  expect((refusal as AppError).headers).toEqual({ 'Retry-After': '1' });
+  expect((refusal as AppError).message).toBe(
+    'rate limit exceeded: the operator API takes 2 requests per second on each server (RELAY_ADMIN_RATE_LIMIT_PER_SECOND); retry after 1 s',
+  );
+  limits.stop();
+});
