@@ -169,6 +169,20 @@ test('creating a webhook creates its channel within the plan channel limit', asy
   expect((await create(auth, 'one', {})).status).toBe(200);
 });
 
+test('an account may have at most 100 webhooks', async () => {
+  const { auth } = await accountOnPods(pods, 'wc');
+  for (let i = 0; i < 100; i++) expect((await create(auth, 'many', {})).status).toBe(200);
+  expect(await create(auth, 'many', {})).toEqual({
+    status: 403,
+    body: errorEnvelope(403, 'webhook limit reached: an account may have at most 100 webhooks'),
+  });
+  const list = await pods.a.http.get(hooksPath('many')).set('Authorization', auth);
+  expect(list.body.result.webhooks).toHaveLength(100);
+  const first = list.body.result.webhooks[0].id;
+  await pods.a.http.delete(`${hooksPath('many')}/${first}`).set('Authorization', auth);
+  expect((await create(auth, 'many', {})).status).toBe(200);
+});
+
 test.each([
   [
     { verify: { scheme: 'gitlab', secret: 's' } },
