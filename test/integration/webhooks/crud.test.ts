@@ -84,6 +84,17 @@ test('an empty body makes an unverified webhook; list counts deliveries and thei
   expect(entry.last_received_at).toBeLessThanOrEqual(Date.now() + 1000);
 });
 
+test('forwarded headers do not change the URL unless the service trusts a proxy', async () => {
+  const { auth } = await accountOnPods(pods, 'wc');
+  const res = await pods.a.http
+    .post(hooksPath('orders'))
+    .set('Authorization', auth)
+    .set('Host', 'relay.internal:8080')
+    .set('X-Forwarded-Host', 'evil.example')
+    .set('X-Forwarded-Proto', 'https');
+  expect(res.body.result.url).toMatch(/^http:\/\/relay\.internal:8080\/hooks\/wh_/);
+});
+
 test('RELAY_PUBLIC_URL is the base of webhook URLs', async () => {
   const app = await startApp(pods.redis, { RELAY_PUBLIC_URL: 'https://relay.example.com/base/' });
   try {
