@@ -11,7 +11,7 @@ ARGV[5] n, the number of messages; then 8 values per message:
         dedup_id ('' for none), metadata length (UTF-16 units, for the reader), metadata json,
         body json
 ARGV[6 + 8n] the storage ceiling for one message's size (bytes; 1 MiB, more for plans whose
-        webhook bodies may be larger)
+        webhook bodies may be larger); optional, 1048576 when absent
 Returns: { {id, ...} in request order, lowered_due_ms or false }
          A message whose dedup_id was seen within the channel's dedup window is not
          stored again: its id is the first message's id.
@@ -25,7 +25,7 @@ local max_storage = tonumber(ARGV[2])
 local max_channels = tonumber(ARGV[3])
 local retention = tonumber(ARGV[4])
 local n = tonumber(ARGV[5])
-local max_stored = tonumber(ARGV[6 + 8 * n])
+local max_stored = tonumber(ARGV[6 + 8 * n] or '1048576')
 
 if redis.call('EXISTS', k.account) == 0 then
   return redis.error_reply('ACCOUNT_NOT_FOUND')

@@ -25,5 +25,6 @@ local now = now_ms()
 if not ensure_channel(k, ARGV[1], tonumber(ARGV[2]), now) then
   return redis.error_reply('CHANNEL_LIMIT ' .. ARGV[2])
 end
-redis.call('HSET', hooks, ARGV[3], ARGV[4], ARGV[3] .. ':created', now, ARGV[3] .. ':count', 0)
+redis.call('HSET', hooks, ARGV[3], ARGV[4], ARGV[3] .. ':created', now, ARGV[3] .. ':count', 0,
+  ARGV[3] .. ':last', 0)
 return now

@@ -124,7 +124,9 @@ export function forward(
   };
   return client.consume(channel, deliver, {
     concurrency: options.concurrency,
-    visibility_timeout_ms: options.visibility_timeout_ms ?? Math.max(60_000, timeoutMs * 2),
+    // long enough for a slow target; the consumer extends it for longer deliveries
+    visibility_timeout_ms:
+      options.visibility_timeout_ms ?? Math.min(600_000, Math.max(60_000, timeoutMs * 2)),
     reconnect: options.reconnect,
     batch_size: 10,
   });

@@ -78,7 +78,7 @@ export const systemKeys = {
 
 /**
  * An account's webhook endpoints (hash): `<id>` -> record json, `<id>:created`,
- * `<id>:count`, `<id>:last` (ms). Not in accountKeyList: only the webhook
+ * `<id>:count`, `<id>:last` (ms, 0 before the first). Not in accountKeyList: only the webhook
  * scripts and channel_delete take it.
  */
 export function webhooksKey(accountId: string): string {

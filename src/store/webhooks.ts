@@ -61,7 +61,7 @@ export function createWebhookStore(ctx: StoreContext): WebhookStore {
           ...record,
           created_ms: Number(all[`${field}:created`] ?? 0),
           received_count: Number(all[`${field}:count`] ?? 0),
-          last_received_ms: last === undefined ? null : Number(last),
+          last_received_ms: last === undefined || last === '0' ? null : Number(last),
         });
       }
       return out.sort((a, b) => a.created_ms - b.created_ms || a.id.localeCompare(b.id));

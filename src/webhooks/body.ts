@@ -29,6 +29,7 @@ export function readExactBody(req: Request, limit: number): Promise<Buffer> {
       req.off('end', onEnd);
       req.off('aborted', onAborted);
       req.off('error', onAborted);
+      req.off('close', onClose);
       if (err) {
         req.pause();
         reject(err);
@@ -43,9 +44,14 @@ export function readExactBody(req: Request, limit: number): Promise<Buffer> {
     };
     const onEnd = () => finish(null);
     const onAborted = () => finish(badRequest('request body was incomplete'));
+    // closed before its end: the sender went away (settled already when it ended)
+    const onClose = () => {
+      if (!req.complete) onAborted();
+    };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('aborted', onAborted);
     req.on('error', onAborted);
+    req.on('close', onClose);
   });
 }

@@ -38,20 +38,20 @@ export function webhookReceiver(deps: HttpDeps): Router {
   const router = Router();
   const { store, plans } = deps;
 
-  async function findWebhook(keyText: string): Promise<{ webhook: WebhookRecord; plan: string }> {
+  async function findWebhook(
+    keyText: string,
+  ): Promise<{ account: string; webhook: WebhookRecord; plan: string }> {
     const key = parseHookKey(keyText);
     if (!key) throw unknownHook();
     const { webhook, plan } = await store.webhooks.lookup(key.accountId, key.webhookId);
     if (!webhook || plan === null || !safeEqual(hashSecret(key.secret), webhook.key_hash)) {
       throw unknownHook();
     }
-    return { webhook, plan };
+    return { account: key.accountId, webhook, plan };
   }
 
   const receive = async (req: Request) => {
-    const key = String(req.params.key);
-    const { webhook, plan } = await findWebhook(key);
-    const account = parseHookKey(key)!.accountId;
+    const { account, webhook, plan } = await findWebhook(String(req.params.key));
     const limits = plans.limits(plan);
     // counted with the account's other requests (a webhook URL has no token of its own)
     await deps.limits.enforce({

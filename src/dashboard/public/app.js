@@ -374,16 +374,20 @@ $('token-form').addEventListener('submit', async (event) => {
   }
 });
 
-$('token-copy').addEventListener('click', async () => {
-  const value = $('token-created-value').value;
-  try {
-    await navigator.clipboard.writeText(value);
-    say('Token copied to the clipboard.');
-  } catch {
-    $('token-created-value').select();
-    say('Press Ctrl+C to copy the selected token.');
-  }
-});
+// A value shown once, with a Copy button (falls back to selecting it).
+function copyButton(buttonId, inputId, what, noun) {
+  $(buttonId).addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText($(inputId).value);
+      say(`${what} copied to the clipboard.`);
+    } catch {
+      $(inputId).select();
+      say(`Press Ctrl+C to copy the selected ${noun}.`);
+    }
+  });
+}
+copyButton('token-copy', 'token-created-value', 'Token', 'token');
+copyButton('webhook-copy', 'webhook-created-value', 'Webhook URL', 'URL');
 
 $('configure-form').addEventListener('submit', async (event) => {
   event.preventDefault();
@@ -437,16 +441,6 @@ $('webhook-form').addEventListener('submit', async (event) => {
     loadWebhooks().catch((e) => say(e.message, true));
   } catch (err) {
     say(err.message, true);
-  }
-});
-
-$('webhook-copy').addEventListener('click', async () => {
-  try {
-    await navigator.clipboard.writeText($('webhook-created-value').value);
-    say('Webhook URL copied to the clipboard.');
-  } catch {
-    $('webhook-created-value').select();
-    say('Press Ctrl+C to copy the selected URL.');
   }
 });
 

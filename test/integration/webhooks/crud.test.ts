@@ -84,6 +84,17 @@ test('an empty body makes an unverified webhook; list counts deliveries and thei
   expect(entry.last_received_at).toBeLessThanOrEqual(Date.now() + 1000);
 });
 
+test('forwarded headers do not change the URL unless the service trusts a proxy', async () => {
+  const { auth } = await accountOnPods(pods, 'wc');
+  const res = await pods.a.http
+    .post(hooksPath('orders'))
+    .set('Authorization', auth)
+    .set('Host', 'relay.internal:8080')
+    .set('X-Forwarded-Host', 'evil.example')
+    .set('X-Forwarded-Proto', 'https');
+  expect(res.body.result.url).toMatch(/^http:\/\/relay\.internal:8080\/hooks\/wh_/);
+});
+
 test('RELAY_PUBLIC_URL is the base of webhook URLs', async () => {
   const app = await startApp(pods.redis, { RELAY_PUBLIC_URL: 'https://relay.example.com/base/' });
   try {
@@ -167,6 +178,20 @@ test('creating a webhook creates its channel within the plan channel limit', asy
     body: errorEnvelope(403, 'channel limit reached: the plan allows at most 1 channels'),
   });
   expect((await create(auth, 'one', {})).status).toBe(200);
+});
+
+test('an account may have at most 100 webhooks', async () => {
+  const { auth } = await accountOnPods(pods, 'wc');
+  for (let i = 0; i < 100; i++) expect((await create(auth, 'many', {})).status).toBe(200);
+  expect(await create(auth, 'many', {})).toEqual({
+    status: 403,
+    body: errorEnvelope(403, 'webhook limit reached: an account may have at most 100 webhooks'),
+  });
+  const list = await pods.a.http.get(hooksPath('many')).set('Authorization', auth);
+  expect(list.body.result.webhooks).toHaveLength(100);
+  const first = list.body.result.webhooks[0].id;
+  await pods.a.http.delete(`${hooksPath('many')}/${first}`).set('Authorization', auth);
+  expect((await create(auth, 'many', {})).status).toBe(200);
 });
 
 test.each([

@@ -191,6 +191,25 @@ test('what arrived while offline is delivered on start: method, query, headers a
   }
 }, 60_000);
 
+test('a webhook that arrives while forward runs is delivered at once (new_message wakes it)', async () => {
+  const hook = await createHook(app, auth, 'live');
+  const target = await startTarget();
+  const fwd = startForward('live', target.url);
+  try {
+    await sleep(1000); // started, subscribed, caught up (nothing to catch up)
+    const sent = await deliver(app, `${hook.path}?x=1`, 'ping', { 'X-Event': 'ping' });
+    // the fallback pull runs every 10 s: within 5 s only the event can have woken it
+    await eventually(() => target.received.length === 1, 5_000, 20);
+    const [r] = target.received;
+    expect([r.url, r.body.toString(), r.headers['x-event']]).toEqual(['/?x=1', 'ping', 'ping']);
+    expect(r.headers['x-relayq-message-id']).toBe(sent.body.result.id);
+  } finally {
+    fwd.child.kill('SIGINT');
+    expect(await fwd.exited).toBe(0);
+    await target.close();
+  }
+}, 60_000);
+
 test('a 500 from the target is retried after a delay, and a later 2xx acks', async () => {
   const { id } = await client.send('jobs', { body: { n: 1 } });
   const target = await startTarget((_r, n) => (n === 1 ? 500 : 204));

@@ -190,6 +190,31 @@ describe('standard-webhooks', () => {
     ).toEqual(['msg_1', 'msg_2', 'msg_3']);
   });
 
+  test('on_failure record: stale, bad and missing signatures are stored with verified false', async () => {
+    const { hook, stored } = await hookWith({
+      scheme: 'standard-webhooks',
+      secret: SW_SECRET,
+      on_failure: 'record',
+    });
+    const cases = [
+      standardHeaders(SW_SECRET, 'm_good', body),
+      standardHeaders(SW_SECRET, 'm_stale', body, nowSeconds() - 400),
+      standardHeaders(`whsec_${Buffer.from('nope').toString('base64')}`, 'm_bad', body),
+      { 'webhook-id': 'm_missing' },
+    ];
+    for (const headers of cases) {
+      expect((await deliver(pods.a, hook.path, body, headers)).status).toBe(200);
+    }
+    expect(
+      (await stored()).map((m) => [hookMeta(m).headers['webhook-id'], hookMeta(m).verified]),
+    ).toEqual([
+      ['m_good', true],
+      ['m_stale', false],
+      ['m_bad', false],
+      ['m_missing', false],
+    ]);
+  });
+
   test('a retry (same webhook-id, new timestamp and signature) is deduplicated', async () => {
     const { hook, stored } = await hookWith({ scheme: 'standard-webhooks', secret: SW_SECRET });
     const first = await deliver(pods.a, hook.path, body, standardHeaders(SW_SECRET, 'msg_r', body));
