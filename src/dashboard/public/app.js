@@ -427,6 +427,19 @@ $('release-peeked').addEventListener('click', () => {
   say('The messages will return to the queue when their 30 s lease ends.');
 });
 
-api('GET', '/dashboard/api/session')
-  .then(signedIn)
-  .catch(() => signedOut());
+// The quick start's sign-in link carries the owner token in the fragment (never sent
+// in a request): it is taken off the address bar at once and exchanged for a session.
+const linkToken = new URLSearchParams(location.hash.slice(1)).get('owner_token');
+if (linkToken) {
+  history.replaceState(null, '', location.pathname + location.search);
+  api('POST', '/dashboard/api/session', { token: linkToken })
+    .then(signedIn)
+    .catch((err) => {
+      signedOut();
+      $('signin-error').textContent = err.message;
+    });
+} else {
+  api('GET', '/dashboard/api/session')
+    .then(signedIn)
+    .catch(() => signedOut());
+}
