@@ -35,8 +35,8 @@ export const SCRIPT_KEY_COUNTS = {
   rate_limit: 1,
   // account keys, then 6 keys per channel: the caller passes the count (VARIABLE_KEYS)
   account_gauges: 6,
-  gauges_fold: 3,
-  gauges_read: 3,
+  gauges_fold: 4,
+  gauges_read: 4,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;

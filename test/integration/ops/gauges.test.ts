@@ -188,6 +188,11 @@ test('gauges follow sends, pulls, acks, dead-lettering, expiry and purge across 
   const age = sample(text, 'relayq_oldest_message_age_seconds')!;
   expect(age).toBeGreaterThan(0);
   expect(age).toBeLessThan(60);
+  // acme keeps messages 3 days (free plan): the next deletion is about that far off
+  const nextExpiry = sample(text, 'relayq_next_message_expiry_seconds')!;
+  expect(nextExpiry).toBeGreaterThan(3 * 86400 - 120);
+  expect(nextExpiry).toBeLessThanOrEqual(3 * 86400);
+  expect(sample(text, 'relayq_plan_retention_seconds', { plan: 'brief' })).toBe(1);
 
   // per-channel series: acme's channels only
   expect(
@@ -218,7 +223,9 @@ test('gauges follow sends, pulls, acks, dead-lettering, expiry and purge across 
     .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
   expect(del.status).toBe(200);
   await expectGauges({ ...none, accounts: 1, channels: 1 });
-  expect(sample((await gauges(b)).text, 'relayq_oldest_message_age_seconds')).toBe(0);
+  const after = (await gauges(b)).text;
+  expect(sample(after, 'relayq_oldest_message_age_seconds')).toBe(0);
+  expect(after).toMatch(/^relayq_next_message_expiry_seconds \+Inf$/m);
 });
 
 test('a pod that starts later folds what is already stored (full pass)', async () => {
