@@ -49,6 +49,8 @@ export class BacklogGauges {
   private running: Promise<void> | null = null;
   private stopped = true;
   private lastFullPass = 0;
+  /** a fold failed and has not succeeded since (logged once, not every interval) */
+  private failing = false;
 
   constructor(
     private readonly ctx: StoreContext,
@@ -118,7 +120,14 @@ export class BacklogGauges {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = this.fold()
-        .catch((err) => this.logger.warn({ err: String(err) }, 'gauge fold failed; retrying'))
+        .then(() => {
+          if (this.failing) this.logger.info('gauge folds work again');
+          this.failing = false;
+        })
+        .catch((err) => {
+          if (!this.failing) this.logger.warn({ err: String(err) }, 'gauge fold failed; retrying');
+          this.failing = true;
+        })
         .then(() => this.schedule(this.intervalMs));
     }, delay);
     this.timer.unref?.();
