@@ -4,12 +4,16 @@
  * test-artifacts/dashboard/ (not committed).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { issueToken } from '../../../src/http/admin';
 import { signInLink } from '../../../src/quickStart';
 import { startListeningApp, type ListeningApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { redisServerBinary, startRedis, type TestRedis } from '../../helpers/redis';
+import { loadConfig } from '../../../src/config';
+import { runServer, type RunningServer } from '../../../src/server';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(__dirname, '../../../test-artifacts/dashboard');
@@ -229,3 +233,41 @@ async function waitForText(locator: ReturnType<Page['locator']>, text: string): 
   }
   expect((await locator.textContent())?.trim()).toBe(text);
 }
+
+test('the dashboard line the embedded quick start prints opens a signed-in dashboard', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rq-first-hour-'));
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    METRICS_PORT: '0',
+    RELAY_DATA_DIR: dataDir,
+    REDIS_SERVER_BIN: redisServerBinary(),
+  });
+  let printed = '';
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    printed += String(chunk);
+    return true;
+  }) as typeof process.stdout.write;
+  let running: RunningServer;
+  try {
+    running = await runServer(config, pino({ level: 'silent' }));
+  } finally {
+    process.stdout.write = write;
+  }
+  const context = await browser.newContext();
+  try {
+    // The one line a newcomer copies, as printed.
+    const line = /^\s*(http:\/\/localhost:\d+\/dashboard\/#owner_token=\S+)$/m.exec(printed);
+    expect(line).not.toBeNull();
+    const p = await context.newPage();
+    await p.goto(line![1]);
+    await p.getByRole('heading', { name: 'Usage' }).waitFor();
+    await p.getByText('account local', { exact: true }).waitFor();
+    expect(new URL(p.url()).hash).toBe('');
+  } finally {
+    await context.close();
+    await running.shutdown();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 60_000);
