@@ -5,8 +5,8 @@ KEYS[1..6] account keys: account, channels, timers, usage, events, tokens
 KEYS[7..]  6 channel keys (q, f, m, x, d, dx) for each channel named in ARGV, in order
 ARGV[1] n, the number of channels; ARGV[2..n+1] their ids (every channel of the account)
 Returns: { version_us, queued, delayed, in_flight, dead_letter, storage_bytes, channels,
-           oldest_message_ms or false } for an account that exists;
-         { version_us, 0, 0, 0, 0, 0, 0, false } for one that does not (any more);
+           oldest_message_ms or false, next_expiry_ms or false } for an account that exists;
+         { version_us, 0, 0, 0, 0, 0, 0, false, false } for one that does not (any more);
          'stale' when the channels passed are not all of the account's channels.
          version_us is Redis's TIME in microseconds: a later snapshot has a higher one.
 Errors:  none
@@ -16,7 +16,7 @@ local n = tonumber(ARGV[1])
 local t = redis.call('TIME')
 local version = tonumber(t[1]) * 1000000 + tonumber(t[2])
 if redis.call('EXISTS', k.account) == 0 then
-  return { version, 0, 0, 0, 0, 0, 0, false }
+  return { version, 0, 0, 0, 0, 0, 0, false, false }
 end
 if redis.call('HLEN', k.channels) ~= n then return 'stale' end
 local now = math.floor(version / 1000)
@@ -34,6 +34,7 @@ for i = 1, n do
 end
 local queued, delayed, in_flight, dead_letter = 0, 0, 0, 0
 local oldest = false
+local next_expiry = false
 for i = 1, n do
   local ch = channel_keys(7 + (i - 1) * 6)
   queued = queued + redis.call('ZCOUNT', ch.q, '-inf', now) + redis.call('ZCOUNT', ch.f, '-inf', now)
@@ -44,6 +45,8 @@ for i = 1, n do
   end
   local ts = oldest_sent_ms(ch)
   if ts and (oldest == false or ts < oldest) then oldest = ts end
+  local first = redis.call('ZRANGE', ch.x, 0, 0, 'WITHSCORES')
+  if first[2] then next_expiry = min_due(next_expiry, tonumber(first[2])) end
 end
 local storage = tonumber(redis.call('HGET', k.account, 'storage_bytes') or '0')
-return { version, queued, delayed, in_flight, dead_letter, storage, n, oldest }
+return { version, queued, delayed, in_flight, dead_letter, storage, n, oldest, next_expiry }

@@ -7,10 +7,12 @@ KEYS[1] gauges: hash of service-wide totals            (rq:{~sys}:gauges)
 KEYS[2] gauge_accounts: hash account -> last folded     (rq:{~sys}:gauge_accounts)
         "version_us|queued|delayed|in_flight|dead_letter|storage_bytes|channels"
 KEYS[3] gauge_oldest: zset account -> oldest message ms (rq:{~sys}:gauge_oldest)
+KEYS[4] gauge_expiry: zset account -> its next retention expiry ms (rq:{~sys}:gauge_expiry)
 ARGV[1] account id
 ARGV[2] version_us of the snapshot
 ARGV[3..8] queued, delayed, in_flight, dead_letter, storage_bytes, channels (integers)
 ARGV[9] oldest message ms ('' for none)
+ARGV[10] next retention expiry ms ('' for none)
 Returns: 1 when folded, 0 when an equal or newer snapshot was folded before
 Errors:  none
 ]]
@@ -33,9 +35,12 @@ for i = 1, 6 do
   row[#row + 1] = ARGV[2 + i]
 end
 redis.call('HSET', KEYS[2], account, table.concat(row, '|'))
-if ARGV[9] == '' then
-  redis.call('ZREM', KEYS[3], account)
-else
-  redis.call('ZADD', KEYS[3], ARGV[9], account)
+for i, key in ipairs({ KEYS[3], KEYS[4] }) do
+  local ms = ARGV[8 + i]
+  if ms == '' then
+    redis.call('ZREM', key, account)
+  else
+    redis.call('ZADD', key, ms, account)
+  end
 end
 return 1

@@ -3,9 +3,10 @@ gauges_read: the service-wide gauges for one scrape, in O(log accounts). Reads o
 KEYS[1] gauges: hash of service-wide totals            (rq:{~sys}:gauges)
 KEYS[2] gauge_oldest: zset account -> oldest message ms (rq:{~sys}:gauge_oldest)
 KEYS[3] accounts: set of every account id              (rq:{~sys}:accounts)
+KEYS[4] gauge_expiry: zset account -> next expiry ms   (rq:{~sys}:gauge_expiry)
 ARGV    none
 Returns: { queued, delayed, in_flight, dead_letter, storage_bytes, channels, accounts,
-           oldest_message_ms or false, now_ms }
+           oldest_message_ms or false, now_ms, next_expiry_ms or false }
 Errors:  none
 ]]
 local v = redis.call('HMGET', KEYS[1], 'queued', 'delayed', 'in_flight', 'dead_letter',
@@ -17,4 +18,7 @@ local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
 out[8] = false
 if first[2] then out[8] = tonumber(first[2]) end
 out[9] = now_ms()
+local soonest = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
+out[10] = false
+if soonest[2] then out[10] = tonumber(soonest[2]) end
 return out

@@ -81,6 +81,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     channels: store.channels,
     redis,
     metricsAccounts: config.metricsAccounts,
+    plans: config.plans,
   });
   let shuttingDown = false;
 

@@ -4,6 +4,7 @@
  * the accounts an operator lists in RELAY_METRICS_ACCOUNTS (O(their channels)).
  */
 import client from 'prom-client';
+import type { Plans } from './config';
 import type { BacklogGauges, BacklogTotals } from './store/gauges';
 import type { RedisClient } from './store/redis';
 import type { ChannelStats, ChannelStore } from './store/types';
@@ -35,6 +36,7 @@ export function registerBacklogMetrics(
     channels: ChannelStore;
     redis: RedisClient;
     metricsAccounts: readonly string[];
+    plans: Plans;
   },
 ): void {
   // All gauges of one scrape share one read (prom-client collects them one after another).
@@ -93,6 +95,11 @@ export function registerBacklogMetrics(
     (t) => t.oldest_message_age_seconds,
   );
   total(
+    'relayq_next_message_expiry_seconds',
+    'Seconds until retention next deletes a message anywhere (+Inf when none)',
+    (t) => t.next_expiry_seconds,
+  );
+  total(
     'relayq_storage_bytes',
     'Bytes of stored messages over all accounts',
     (t) => t.storage_bytes,
@@ -110,6 +117,16 @@ export function registerBacklogMetrics(
       this.set({ kind: 'max' }, memory.max);
     },
   });
+  // From the configuration: lets alert rules compare ages with the retention.
+  const retention = new client.Gauge({
+    name: 'relayq_plan_retention_seconds',
+    help: "Each plan's message retention",
+    labelNames: ['plan'],
+    registers,
+  });
+  for (const [plan, limits] of Object.entries(source.plans))
+    retention.set({ plan }, limits.retention_seconds);
+
   if (source.metricsAccounts.length === 0) return;
   new client.Gauge({
     name: 'relayq_channel_messages',

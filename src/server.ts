@@ -4,16 +4,14 @@
  * requests in flight finish (within RELAY_SHUTDOWN_GRACE_MS), WebSockets close
  * with 1001, Redis connections quit, the embedded redis-server stops, exit 0.
  */
-import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import type { Logger } from 'pino';
 import { buildApp, type RelayApp } from './app';
 import type { Config } from './config';
 import { startEmbeddedRedis, type EmbeddedRedis } from './embeddedRedis';
-import { issueToken } from './http/admin';
 import { createApiServer } from './http/nodeServer';
 import { sqsQuickStart, withEmbeddedSqsKey } from './sqs/quickStart';
+import { quickStart } from './quickStart';
 import { connectRedis, createRedis, type RedisClient } from './store/redis';
 import { attachWebSockets, type WebSocketHub } from './ws/server';
 
@@ -43,32 +41,6 @@ async function warnAboutEviction(redis: RedisClient, logger: Logger): Promise<vo
   }
 }
 
-/** First start of the embedded mode: a local account and a ready token, so a newcomer can send at once. */
-async function welcome(
-  relay: RelayApp,
-  config: Readonly<Config>,
-  port: number,
-  logger: Logger,
-): Promise<void> {
-  const tokenFile = path.join(config.dataDir, 'local-token');
-  if ((await relay.store.accounts.count()) === 0) {
-    const plan = relay.plans.has('paid') ? 'paid' : config.defaultPlan;
-    await relay.store.accounts.create('local', plan);
-    const issued = await issueToken(relay.store.accounts, 'local', { name: 'quick start' });
-    fs.writeFileSync(tokenFile, `${issued.token}\n`, { mode: 0o600 });
-  }
-  if (!fs.existsSync(tokenFile)) return;
-  const token = fs.readFileSync(tokenFile, 'utf8').trim();
-  const base = `http://localhost:${port}`;
-  logger.info({ tokenFile }, 'quick-start token saved');
-  process.stdout.write(
-    `\nrelayq is running on ${base} with an embedded Redis in ${config.dataDir}\n` +
-      `Local account "local"; its token is in ${tokenFile}:\n\n  export RELAY_TOKEN=${token}\n\n` +
-      `Send a message:\n  curl -s -H "Authorization: Bearer $RELAY_TOKEN" -d '{"body":{"hello":"world"}}' ${base}/v1/relay/channels/demo/messages\n` +
-      `Pull it:\n  curl -s -H "Authorization: Bearer $RELAY_TOKEN" -d '{}' ${base}/v1/relay/channels/demo/messages/pull\n\n`,
-  );
-}
-
 function listen(server: http.Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -79,7 +51,16 @@ function listen(server: http.Server, port: number, host: string): Promise<number
   });
 }
 
-export async function runServer(config: Readonly<Config>, logger: Logger): Promise<RunningServer> {
+export interface ServeOptions {
+  /** print the quick-start credentials even when they were printed before */
+  printCredentials?: boolean;
+}
+
+export async function runServer(
+  config: Readonly<Config>,
+  logger: Logger,
+  options: ServeOptions = {},
+): Promise<RunningServer> {
   let embedded: EmbeddedRedis | null = null;
   let url = config.redis.url;
   if (config.embeddedRedis) {
@@ -110,7 +91,7 @@ export async function runServer(config: Readonly<Config>, logger: Logger): Promi
   await listen(metricsServer, config.metricsPort, config.host);
   logger.info({ port, metricsPort: config.metricsPort, host: config.host }, 'relayq listening');
 
-  if (embedded) await welcome(relay, config, port, logger);
+  if (embedded) await quickStart(relay, config, port, logger, options.printCredentials ?? false);
   if (embedded) await sqsQuickStart(relay, relay.deps.config, port);
 
   let shuttingDown: Promise<void> | null = null;

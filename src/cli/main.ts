@@ -13,9 +13,15 @@ program
 
 program
   .command('serve')
-  .description('run the service (settings come from the environment; see README)')
+  .description('run the service (settings come from the environment; see docs/configuration.md)')
+  .option(
+    '--print-credentials',
+    "embedded mode: print the local account's tokens and dashboard sign-in link again",
+  )
   // loaded only when serving, so that the client and operator commands start fast
-  .action(async () => (await import('./serve')).serve());
+  .action(async (opts: { printCredentials?: boolean }) =>
+    (await import('./serve')).serve({ printCredentials: opts.printCredentials === true }),
+  );
 
 registerAdminCommands(program);
 registerClientCommands(program);

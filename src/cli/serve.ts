@@ -4,7 +4,7 @@ import { EmbeddedRedisError } from '../embeddedRedis';
 import { createLogger } from '../logger';
 import { runServer } from '../server';
 
-export async function serve(): Promise<void> {
+export async function serve(options: { printCredentials?: boolean } = {}): Promise<void> {
   let config;
   try {
     config = loadConfig();
@@ -18,7 +18,7 @@ export async function serve(): Promise<void> {
   const logger = createLogger(config.logLevel);
   let running;
   try {
-    running = await runServer(config, logger);
+    running = await runServer(config, logger, options);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     logger.fatal({ err: message }, 'relayq failed to start');

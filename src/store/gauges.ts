@@ -27,9 +27,21 @@ export interface BacklogTotals {
   accounts: number;
   /** seconds since the oldest message held anywhere was sent; 0 when none */
   oldest_message_age_seconds: number;
+  /** seconds until retention next deletes a message anywhere; Infinity when none */
+  next_expiry_seconds: number;
 }
 
-type Snapshot = [number, number, number, number, number, number, number, number | null];
+type Snapshot = [
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number | null,
+  number | null,
+];
 
 export class BacklogGauges {
   private readonly changed = new Set<string>();
@@ -37,6 +49,8 @@ export class BacklogGauges {
   private running: Promise<void> | null = null;
   private stopped = true;
   private lastFullPass = 0;
+  /** a fold failed and has not succeeded since (logged once, not every interval) */
+  private failing = false;
 
   constructor(
     private readonly ctx: StoreContext,
@@ -80,13 +94,14 @@ export class BacklogGauges {
 
   /** The totals as last folded, with the oldest age measured on Redis's clock now. */
   async read(): Promise<BacklogTotals> {
-    const r = await this.ctx.call<[...number[], number | null, number]>(
+    const r = await this.ctx.call<(number | null)[]>(
       'gauges_read',
-      [systemKeys.gauges, systemKeys.gaugeOldest, systemKeys.accounts],
+      [systemKeys.gauges, systemKeys.gaugeOldest, systemKeys.accounts, systemKeys.gaugeExpiry],
       [],
     );
-    const oldest = r[7] as number | null;
+    const oldest = r[7];
     const now = r[8] as number;
+    const soonest = r[9];
     return {
       queued: r[0] as number,
       delayed: r[1] as number,
@@ -96,6 +111,8 @@ export class BacklogGauges {
       channels: r[5] as number,
       accounts: r[6] as number,
       oldest_message_age_seconds: oldest === null ? 0 : Math.max(0, now - oldest) / 1000,
+      next_expiry_seconds:
+        soonest === null || soonest === undefined ? Infinity : Math.max(0, soonest - now) / 1000,
     };
   }
 
@@ -103,7 +120,14 @@ export class BacklogGauges {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = this.fold()
-        .catch((err) => this.logger.warn({ err: String(err) }, 'gauge fold failed; retrying'))
+        .then(() => {
+          if (this.failing) this.logger.info('gauge folds work again');
+          this.failing = false;
+        })
+        .catch((err) => {
+          if (!this.failing) this.logger.warn({ err: String(err) }, 'gauge fold failed; retrying');
+          this.failing = true;
+        })
         .then(() => this.schedule(this.intervalMs));
     }, delay);
     this.timer.unref?.();
@@ -135,11 +159,16 @@ export class BacklogGauges {
       ]);
       if (snapshot === 'stale') continue;
       const [version, ...values] = snapshot;
-      const oldest = values[6];
+      const [oldest, nextExpiry] = [values[6], values[7]];
       await this.ctx.call(
         'gauges_fold',
-        [systemKeys.gauges, systemKeys.gaugeAccounts, systemKeys.gaugeOldest],
-        [account, version, ...values.slice(0, 6).map(Number), oldest ?? ''],
+        [
+          systemKeys.gauges,
+          systemKeys.gaugeAccounts,
+          systemKeys.gaugeOldest,
+          systemKeys.gaugeExpiry,
+        ],
+        [account, version, ...values.slice(0, 6).map(Number), oldest ?? '', nextExpiry ?? ''],
       );
       return;
     }

@@ -74,6 +74,8 @@ export const systemKeys = {
   gaugeAccounts: `${PREFIX}:${SYSTEM_TAG}:gauge_accounts`,
   /** zset account id -> send time of its oldest message */
   gaugeOldest: `${PREFIX}:${SYSTEM_TAG}:gauge_oldest`,
+  /** zset account id -> the time its next message reaches the end of its retention */
+  gaugeExpiry: `${PREFIX}:${SYSTEM_TAG}:gauge_expiry`,
 };
 
 /**

@@ -39,8 +39,8 @@ export const SCRIPT_KEY_COUNTS = {
   holder_refresh: 1,
   // account keys, then 6 keys per channel: the caller passes the count (VARIABLE_KEYS)
   account_gauges: 6,
-  gauges_fold: 3,
-  gauges_read: 3,
+  gauges_fold: 4,
+  gauges_read: 4,
   webhook_create: 7,
   webhook_delete: 1,
   webhook_lookup: 7,

@@ -43,14 +43,22 @@ function parse(file: string): Doc[] {
 
 const files = yamlFiles(K8S);
 const all: Manifest[] = files.flatMap((file) => parse(file).map((doc) => ({ file, doc })));
-const kustomizations = all.filter((m) => m.doc.kind === 'Kustomization');
+/** kustomizations and components (k8s/monitoring/ is an optional component) */
+const kustomizations = all.filter((m) => ['Kustomization', 'Component'].includes(m.doc.kind));
+/** Prometheus Operator objects: checked against /metrics by test/integration/ops/monitoring.test.ts */
+const MONITORING_KINDS = new Set(['PrometheusRule', 'ServiceMonitor']);
 /** the patch files of kustomizations: partial objects, not validated as whole ones */
 const patchFiles = new Set(
   kustomizations.flatMap((k) =>
     (k.doc.patches ?? []).map((p: { path: string }) => path.resolve(path.dirname(k.file), p.path)),
   ),
 );
-const objects = all.filter((m) => m.doc.kind !== 'Kustomization' && !patchFiles.has(m.file));
+const objects = all.filter(
+  (m) =>
+    !['Kustomization', 'Component'].includes(m.doc.kind) &&
+    !MONITORING_KINDS.has(m.doc.kind) &&
+    !patchFiles.has(m.file),
+);
 const find = (kind: string, name: string) => {
   const found = objects.find((m) => m.doc.kind === kind && m.doc.metadata?.name === name);
   if (!found) throw new Error(`no ${kind} ${name} in k8s/`);

@@ -177,6 +177,7 @@ function renderChannels(channels) {
       el('td', c.in_flight, { 'data-field': 'in_flight' }),
       el('td', c.config.dead_letter_channel ?? '—'),
       el('td', age(c.oldest_message_ms)),
+      el('td', c.config.paused ? 'paused' : 'on', { 'data-field': 'delivery' }),
     );
     const td = el('td');
     const open = el('button', 'Open', {
@@ -185,6 +186,19 @@ function renderChannels(channels) {
       'aria-label': `Open channel ${c.id}`,
     });
     open.addEventListener('click', () => openChannel(c));
+    const pause = el('button', c.config.paused ? 'Resume' : 'Pause', {
+      type: 'button',
+      class: 'secondary',
+      'aria-label': `${c.config.paused ? 'Resume' : 'Pause'} delivery from channel ${c.id}`,
+    });
+    pause.addEventListener('click', async () => {
+      const r = await api('PUT', `/v1/relay/channels/${encodeURIComponent(c.id)}`, {
+        paused: !c.config.paused,
+      }).catch((e) => say(e.message, true));
+      if (r) say(r.config.paused ? `Paused delivery from ${c.id}.` : `Resumed ${c.id}.`);
+      if (r && $('cfg-channel').value === c.id) $('cfg-paused').checked = r.config.paused;
+      loadChannels();
+    });
     const purge = el('button', 'Purge', {
       type: 'button',
       class: 'secondary',
@@ -212,7 +226,7 @@ function renderChannels(channels) {
       if (selected === c.id) $('channel-detail').hidden = true;
       loadChannels();
     });
-    td.append(open, ' ', purge, ' ', del);
+    td.append(open, ' ', pause, ' ', purge, ' ', del);
     tr.append(td);
     rows.append(tr);
   }
@@ -276,6 +290,10 @@ function openChannel(c) {
   $('cfg-channel').value = c.id;
   $('cfg-dlq').value = c.config.dead_letter_channel ?? '';
   $('cfg-attempts').value = c.config.max_attempts;
+  $('cfg-visibility').value = c.config.visibility_timeout_ms;
+  $('cfg-delay').value = c.config.delay_seconds;
+  $('cfg-retention').value = c.config.retention_seconds;
+  $('cfg-paused').checked = c.config.paused;
   $('webhook-created').hidden = true;
   loadWebhooks().catch((e) => say(e.message, true));
   $('send-body').focus();
@@ -394,9 +412,15 @@ $('configure-form').addEventListener('submit', async (event) => {
   const channel = $('cfg-channel').value.trim();
   const dlq = $('cfg-dlq').value.trim();
   try {
+    // An empty setting resets it to its default (null).
+    const setting = (id) => ($(id).value.trim() === '' ? null : Number($(id).value));
     await api('PUT', `/v1/relay/channels/${encodeURIComponent(channel)}`, {
       dead_letter_channel: dlq === '' ? null : dlq,
       max_attempts: Number($('cfg-attempts').value),
+      visibility_timeout_ms: setting('cfg-visibility'),
+      delay_seconds: setting('cfg-delay'),
+      retention_seconds: setting('cfg-retention'),
+      paused: $('cfg-paused').checked,
     });
     say(`Saved the configuration of ${channel}.`);
     loadChannels();
@@ -516,6 +540,19 @@ $('release-peeked').addEventListener('click', () => {
   say('The messages will return to the queue when their 30 s lease ends.');
 });
 
-api('GET', '/dashboard/api/session')
-  .then(signedIn)
-  .catch(() => signedOut());
+// The quick start's sign-in link carries the owner token in the fragment (never sent
+// in a request): it is taken off the address bar at once and exchanged for a session.
+const linkToken = new URLSearchParams(location.hash.slice(1)).get('owner_token');
+if (linkToken) {
+  history.replaceState(null, '', location.pathname + location.search);
+  api('POST', '/dashboard/api/session', { token: linkToken })
+    .then(signedIn)
+    .catch((err) => {
+      signedOut();
+      $('signin-error').textContent = err.message;
+    });
+} else {
+  api('GET', '/dashboard/api/session')
+    .then(signedIn)
+    .catch(() => signedOut());
+}

@@ -24,8 +24,8 @@ interface Running {
 }
 
 /** Runs `relayq serve` with only the given environment (plus PATH and HOME). */
-function serve(env: Record<string, string>): Running {
-  const child = spawn(process.execPath, [ENTRY, 'serve'], {
+function serve(env: Record<string, string>, flags: string[] = []): Running {
+  const child = spawn(process.execPath, [ENTRY, 'serve', ...flags], {
     env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -70,35 +70,54 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function startEmbedded(): Promise<{
+/** Starts the embedded mode and waits for its quick-start lines (`printed`: with credentials). */
+async function startEmbedded(
+  printed = true,
+  flags: string[] = [],
+): Promise<{
   run: Running;
   base: string;
+  port: number;
   token: string;
+  link: string;
   curl: string;
 }> {
   const port = await freePort();
   const metricsPort = await freePort();
-  const run = serve({
-    PORT: String(port),
-    METRICS_PORT: String(metricsPort),
-    HOST: '127.0.0.1',
-    RELAY_DATA_DIR: dataDir,
-    REDIS_SERVER_BIN: redisServerBinary(),
-  });
-  started.push(run);
-  await eventually(
-    () => /export RELAY_TOKEN=\S+/.test(run.stdout()) || run.child.exitCode !== null,
-    20_000,
-    50,
+  const run = serve(
+    {
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      HOST: '127.0.0.1',
+      RELAY_DATA_DIR: dataDir,
+      REDIS_SERVER_BIN: redisServerBinary(),
+    },
+    flags,
   );
+  started.push(run);
+  const ready = printed ? /export RELAY_TOKEN=\S+/ : /^Dashboard: /m;
+  await eventually(() => ready.test(run.stdout()) || run.child.exitCode !== null, 20_000, 50);
   expect(run.child.exitCode).toBeNull();
-  const token = /export RELAY_TOKEN=(\S+)/.exec(run.stdout())![1];
-  const curl = run
-    .stdout()
-    .split('\n')
-    .map((l) => l.trim())
-    .find((l) => l.startsWith('curl ') && l.includes('/messages') && !l.includes('/pull'))!;
-  return { run, base: `http://127.0.0.1:${port}`, token, curl };
+  const token = /export RELAY_TOKEN=(\S+)/.exec(run.stdout())?.[1] ?? '';
+  const link = /^\s*(http:\S+\/dashboard\/#owner_token=\S+)$/m.exec(run.stdout())?.[1] ?? '';
+  const curl =
+    run
+      .stdout()
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.startsWith('curl ') && l.includes('/messages') && !l.includes('/pull')) ?? '';
+  return { run, base: `http://127.0.0.1:${port}`, port, token, link, curl };
+}
+
+/** Signs in at the dashboard API with the owner token of a quick-start link. */
+async function signInWith(base: string, link: string): Promise<number> {
+  const ownerToken = new URL(link).hash.replace('#owner_token=', '');
+  const res = await fetch(`${base}/dashboard/api/session`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ token: ownerToken }),
+  });
+  return res.status;
 }
 
 async function post(base: string, token: string, url: string, body: unknown) {
@@ -112,6 +131,7 @@ async function post(base: string, token: string, url: string, body: unknown) {
 
 test('first start prints a token and a curl line that work; SIGTERM stops it and its redis-server; data survive a restart', async () => {
   const first = await startEmbedded();
+  expect(first.link).toMatch(/^http:\/\/localhost:\d+\/dashboard\/#owner_token=rq_\S+_local$/);
   expect(first.curl).toContain('Authorization: Bearer $RELAY_TOKEN');
   // The printed curl line sends a message, as printed.
   const curlOut = execFileSync('sh', ['-c', first.curl], {
@@ -160,14 +180,33 @@ test('first start prints a token and a curl line that work; SIGTERM stops it and
   const files = fs.readdirSync(dataDir);
   expect(files.some((f) => f.startsWith('appendonly') || f === 'appendonlydir')).toBe(true);
 
-  const second = await startEmbedded();
-  expect(second.token).toBe(first.token);
-  const again = await post(second.base, second.token, `${demo}/pull`, {});
+  // A restart keeps the account and prints where the credentials are, not them.
+  const second = await startEmbedded(false);
+  expect(second.run.stdout()).not.toContain('rq_');
+  expect(second.run.stdout()).toContain(`Dashboard: http://localhost:${second.port}/dashboard/`);
+  expect(second.run.stdout()).toContain('--print-credentials');
+  const again = await post(second.base, first.token, `${demo}/pull`, {});
   expect(again.body.result.messages.map((m: { body: unknown }) => m.body)).toEqual([
     'kept across restarts',
   ]);
   second.run.child.kill('SIGTERM');
   expect(await second.run.exited).toBe(0);
+});
+
+test('the first start prints a dashboard sign-in link for the owner; --print-credentials prints it again', async () => {
+  // (runs after the first test: the data dir already holds the local account)
+  const asked = await startEmbedded(true, ['--print-credentials']);
+  expect(asked.token).toBe(fs.readFileSync(path.join(dataDir, 'local-token'), 'utf8').trim());
+  const ownerFile = path.join(dataDir, 'local-owner-token');
+  expect(fs.statSync(ownerFile).mode & 0o777).toBe(0o600);
+  expect(fs.statSync(path.join(dataDir, 'local-token')).mode & 0o777).toBe(0o600);
+  const owner = fs.readFileSync(ownerFile, 'utf8').trim();
+  expect(asked.link).toBe(`http://localhost:${asked.port}/dashboard/#owner_token=${owner}`);
+  // The owner token of the link opens a dashboard session at once; the relay token does not.
+  expect(await signInWith(asked.base, asked.link)).toBe(200);
+  expect(await signInWith(asked.base, `http://x/#owner_token=${asked.token}`)).toBe(401);
+  asked.run.child.kill('SIGTERM');
+  expect(await asked.run.exited).toBe(0);
 });
 
 test('a missing redis-server stops the start with how to install it or set REDIS_URL', async () => {

@@ -5,11 +5,16 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { issueToken } from '../../../src/http/admin';
+import { signInLink } from '../../../src/quickStart';
 import { startListeningApp, type ListeningApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { redisServerBinary, startRedis, type TestRedis } from '../../helpers/redis';
+import { loadConfig } from '../../../src/config';
+import { runServer, type RunningServer } from '../../../src/server';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(__dirname, '../../../test-artifacts/dashboard');
@@ -197,4 +202,121 @@ test('in the channel view an owner creates a webhook URL (shown once), sees it r
   await page.getByText('Webhook deleted.').waitFor();
   await page.waitForFunction(() => document.querySelectorAll('#webhook-rows tr').length === 0);
   expect((await fetch(url, { method: 'POST', body })).status).toBe(404);
+}, 60_000);
+
+test('the quick start sign-in link opens a signed-in dashboard and leaves no token in the address bar', async () => {
+  await app.relay.store.accounts.create('local', 'paid');
+  const owner = (
+    await issueToken(app.relay.store.accounts, 'local', {
+      role: 'owner',
+      name: 'quick start owner',
+    })
+  ).token;
+  const context = await browser.newContext();
+  const fresh = await context.newPage();
+  try {
+    await fresh.goto(signInLink(app.baseUrl, owner));
+    await fresh.getByRole('heading', { name: 'Usage' }).waitFor();
+    await fresh.getByText('account local', { exact: true }).waitFor();
+    expect(fresh.url()).toBe(`${app.baseUrl}/dashboard/`);
+    expect(await fresh.evaluate(() => location.hash)).toBe('');
+    // the session is a cookie: a reload stays signed in, with no token in sight
+    await fresh.reload();
+    await fresh.getByText('account local', { exact: true }).waitFor();
+    // a relay token in the link is refused, with the sign-in form shown
+    const relay = (await issueToken(app.relay.store.accounts, 'local', { name: 'r' })).token;
+    const other = await (await browser.newContext()).newPage();
+    await other.goto(signInLink(app.baseUrl, relay));
+    await other.getByText('that token was not accepted').waitFor();
+    expect(other.url()).toBe(`${app.baseUrl}/dashboard/`);
+    await other.context().close();
+  } finally {
+    await context.close();
+  }
+}, 60_000);
+
+test('the channel view shows and sets the channel settings, and pauses and resumes delivery', async () => {
+  await app.relay.store.accounts.create('globex', 'free');
+  const owner = (await issueToken(app.relay.store.accounts, 'globex', { role: 'owner' })).token;
+  const context = await browser.newContext();
+  const p = await context.newPage();
+  try {
+    await p.goto(signInLink(app.baseUrl, owner));
+    await p.getByRole('heading', { name: 'Usage' }).waitFor();
+    await api('POST', '/v1/relay/channels/jobs/messages', owner, { body: 1 });
+    await p.getByRole('button', { name: 'Channels' }).click();
+    await p.getByRole('button', { name: 'Open channel jobs' }).click();
+    expect(await p.getByLabel('Visibility timeout (ms)').inputValue()).toBe('30000');
+    expect(await p.getByLabel('Retention (s)').inputValue()).toBe('259200');
+    await p.getByLabel('Visibility timeout (ms)').fill('5000');
+    await p.getByLabel('Delivery delay (s)').fill('2');
+    await p.getByLabel('Retention (s)').fill('');
+    await p.getByRole('checkbox', { name: 'Pause delivery' }).check();
+    await p.getByRole('button', { name: 'Save configuration' }).click();
+    await p.getByText('Saved the configuration of jobs.').waitFor();
+    const saved = await api('GET', '/v1/relay/channels/jobs', owner);
+    expect(saved.body.result.config).toMatchObject({
+      visibility_timeout_ms: 5000,
+      delay_seconds: 2,
+      retention_seconds: 259200,
+      paused: true,
+    });
+    const delivery = p.locator('tr[data-channel="jobs"] td[data-field="delivery"]');
+    await waitForText(delivery, 'paused');
+    await p.getByRole('button', { name: 'Resume delivery from channel jobs' }).click();
+    await p.getByText('Resumed jobs.').waitFor();
+    await waitForText(delivery, 'on');
+    const resumed = await api('GET', '/v1/relay/channels/jobs', owner);
+    expect(resumed.body.result.config).toMatchObject({ paused: false });
+    await p.screenshot({ path: path.join(SHOTS, 'channel-settings.png') });
+  } finally {
+    await context.close();
+  }
+}, 60_000);
+
+/** Waits until the element's text is exactly `text`. */
+async function waitForText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if ((await locator.textContent())?.trim() === text) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  expect((await locator.textContent())?.trim()).toBe(text);
+}
+
+test('the dashboard line the embedded quick start prints opens a signed-in dashboard', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rq-first-hour-'));
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    METRICS_PORT: '0',
+    RELAY_DATA_DIR: dataDir,
+    REDIS_SERVER_BIN: redisServerBinary(),
+  });
+  let printed = '';
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    printed += String(chunk);
+    return true;
+  }) as typeof process.stdout.write;
+  let running: RunningServer;
+  try {
+    running = await runServer(config, pino({ level: 'silent' }));
+  } finally {
+    process.stdout.write = write;
+  }
+  const context = await browser.newContext();
+  try {
+    // The one line a newcomer copies, as printed.
+    const line = /^\s*(http:\/\/localhost:\d+\/dashboard\/#owner_token=\S+)$/m.exec(printed);
+    expect(line).not.toBeNull();
+    const p = await context.newPage();
+    await p.goto(line![1]);
+    await p.getByRole('heading', { name: 'Usage' }).waitFor();
+    await p.getByText('account local', { exact: true }).waitFor();
+    expect(new URL(p.url()).hash).toBe('');
+  } finally {
+    await context.close();
+    await running.shutdown();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 }, 60_000);

@@ -148,7 +148,7 @@ test('gauges follow sends, pulls, acks, dead-lettering, expiry and purge across 
   await cb.pull('jobs', { visibility_timeout_ms: 1000 });
   await eventually(async () => (await ca.channel('jobs-dlq')).body.result.queued === 1, 8000);
   const bytesDl = await storedBytes('acme');
-  await expectGauges({
+  const deadLettered = {
     queued: 2,
     delayed: 1,
     in_flight: 1,
@@ -156,20 +156,14 @@ test('gauges follow sends, pulls, acks, dead-lettering, expiry and purge across 
     storage_bytes: bytesDl,
     accounts: 2,
     channels: 3,
-  });
+  };
+  await expectGauges(deadLettered);
 
   // expiry: globex keeps messages 1 s; the sweeper deletes them
   await gb.sendBatch('brief', { messages: [{ body: 'a' }, { body: 'b' }] });
   await eventually(async () => (await storedBytes('globex')) === 0, 8000);
-  await expectGauges({
-    queued: 2,
-    delayed: 1,
-    in_flight: 1,
-    dead_letter: 1,
-    storage_bytes: bytesDl,
-    accounts: 2,
-    channels: 4,
-  });
+  // (globex's channel remains, empty)
+  await expectGauges({ ...deadLettered, channels: 4 });
 
   // purge on pod b empties orders (queued, delayed and in flight)
   await cb.post(cb.path('orders', '/purge'), {});
@@ -188,6 +182,11 @@ test('gauges follow sends, pulls, acks, dead-lettering, expiry and purge across 
   const age = sample(text, 'relayq_oldest_message_age_seconds')!;
   expect(age).toBeGreaterThan(0);
   expect(age).toBeLessThan(60);
+  // acme keeps messages 3 days (free plan): the next deletion is about that far off
+  const nextExpiry = sample(text, 'relayq_next_message_expiry_seconds')!;
+  expect(nextExpiry).toBeGreaterThan(3 * 86400 - 120);
+  expect(nextExpiry).toBeLessThanOrEqual(3 * 86400);
+  expect(sample(text, 'relayq_plan_retention_seconds', { plan: 'brief' })).toBe(1);
 
   // per-channel series: acme's channels only
   expect(
@@ -218,7 +217,9 @@ test('gauges follow sends, pulls, acks, dead-lettering, expiry and purge across 
     .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
   expect(del.status).toBe(200);
   await expectGauges({ ...none, accounts: 1, channels: 1 });
-  expect(sample((await gauges(b)).text, 'relayq_oldest_message_age_seconds')).toBe(0);
+  const after = (await gauges(b)).text;
+  expect(sample(after, 'relayq_oldest_message_age_seconds')).toBe(0);
+  expect(after).toMatch(/^relayq_next_message_expiry_seconds \+Inf$/m);
 });
 
 test('a pod that starts later folds what is already stored (full pass)', async () => {

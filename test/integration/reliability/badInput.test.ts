@@ -68,7 +68,9 @@ afterAll(async () => {
 async function snapshot(): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   await redis.eachMaster(async (node) => {
-    const keys = (await node.keys('*')).sort();
+    // The backlog gauges (rq:{~sys}:gauge*) are folded in the background from the
+    // state read here: derived, and written whenever a pod folds, not by a request.
+    const keys = (await node.keys('*')).filter((k) => !k.startsWith('rq:{~sys}:gauge')).sort();
     if (keys.length === 0) return;
     const types = (await node.pipeline(keys.map((k) => ['type', k])).exec()) ?? [];
     const reads = keys.map((key, i) => {
