@@ -34,7 +34,7 @@ export interface WaitCaller {
 interface Waiter {
   caller: WaitCaller;
   sleeping: boolean;
-  /** an event arrived for it while it was not asleep: attempt again instead of sleeping */
+  /** woken, or told while busy to attempt again instead of sleeping */
   signalled: boolean;
   recheck: boolean;
   wake: () => void;
@@ -73,13 +73,13 @@ export class ChannelWaiters {
     return n;
   }
 
+  /** Wakes a sleeping waiter, or tells a busy one to try again rather than sleep. */
   private rouse(w: Waiter, recheck: boolean): void {
     if (recheck) w.recheck = true;
+    w.signalled = true;
     if (w.sleeping) {
       w.sleeping = false;
       w.wake();
-    } else {
-      w.signalled = true;
     }
   }
 
@@ -88,16 +88,19 @@ export class ChannelWaiters {
     const list = this.accounts.get(account)?.channels.get(channel);
     if (!list) return;
     let left = count;
+    const roused = new Set<Waiter>();
     for (const w of list) {
       if (left <= 0) return;
       if (w.sleeping) {
         this.rouse(w, false);
+        roused.add(w);
         left--;
       }
     }
+    // More became available than were asleep: waiters busy trying now try once more.
     for (const w of list) {
       if (left <= 0) return;
-      if (!w.signalled) {
+      if (!w.signalled && !roused.has(w)) {
         w.signalled = true;
         left--;
       }
@@ -219,7 +222,7 @@ export class ChannelWaiters {
         reason = waiter.recheck ? 'recheck' : 'message';
         waiter.recheck = false;
         if (Date.now() >= deadline) {
-          // a last look, for an event this pod may have missed
+          // One last look per wait (not per send): the answer carries a fresh backlog count.
           const last = await attempt(reason);
           if (last.done && last.more) this.wakeSome(account, channel, 1);
           return last.value;
