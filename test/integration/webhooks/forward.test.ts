@@ -196,11 +196,13 @@ test('a webhook that arrives while forward runs is delivered at once (new_messag
   const target = await startTarget();
   const fwd = startForward('live', target.url);
   try {
-    await sleep(1000); // started, subscribed, caught up (nothing to catch up)
+    // a first delivery shows the forwarder is up and has caught up
+    await deliver(app, hook.path, 'warm-up');
+    await eventually(() => target.received.length === 1, 20_000, 20);
     const sent = await deliver(app, `${hook.path}?x=1`, 'ping', { 'X-Event': 'ping' });
-    // the fallback pull runs every 10 s: within 5 s only the event can have woken it
-    await eventually(() => target.received.length === 1, 5_000, 20);
-    const [r] = target.received;
+    // the fallback pull runs every 10 s: within 5 s it was woken by its subscription
+    await eventually(() => target.received.length === 2, 5_000, 20);
+    const r = target.received[1];
     expect([r.url, r.body.toString(), r.headers['x-event']]).toEqual(['/?x=1', 'ping', 'ping']);
     expect(r.headers['x-relayq-message-id']).toBe(sent.body.result.id);
   } finally {

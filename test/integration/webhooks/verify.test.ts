@@ -117,7 +117,7 @@ describe('stripe', () => {
     ).toEqual(rejected('stripe'));
     expect(
       await deliver(pods.a, hook.path, body, {
-        'Stripe-Signature': stripeSignature(STRIPE_SECRET, body, t + 301),
+        'Stripe-Signature': stripeSignature(STRIPE_SECRET, body, t + 360),
       }),
     ).toEqual(rejected('stripe'));
     expect(await deliver(pods.a, hook.path, body)).toEqual(rejected('stripe'));
