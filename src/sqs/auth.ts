@@ -8,6 +8,7 @@
 import type { Request } from 'express';
 import { tokenContext, type AuthContext } from '../auth/authenticate';
 import type { HttpDeps } from '../http/context';
+import type { TokenRecord } from '../store/types';
 import { parseAccessKeyId, secretFor } from './credentials';
 import { SqsError, toSqsError } from './errors';
 import { parseAuthorization, signingDate, verifySignature } from './signature';
@@ -43,19 +44,30 @@ export async function authenticateSqs(
   const ids = parseAccessKeyId(signed.accessKeyId);
   if (!ids) throw new SqsError('InvalidClientTokenId', INVALID_KEY);
 
-  const lookup = async (): Promise<AuthContext> => {
+  // unknown keys first (as AWS), then the signature, then expiry: an expired token's
+  // state is told only to a caller who signed with its secret
+  const find = async () => {
     const { token, plan } = await deps.store.accounts.lookupToken(ids.accountId, ids.tokenId);
     if (!token || plan === null || token.aws_access_key_id !== signed.accessKeyId) {
       throw new SqsError('InvalidClientTokenId', INVALID_KEY);
     }
+    return { token, plan };
+  };
+  const contextOf = async (found: { token: TokenRecord; plan: string }) => {
     try {
-      return await tokenContext(ids.accountId, token, plan, deps.store.accounts, deps.plans);
+      return await tokenContext(
+        ids.accountId,
+        found.token,
+        found.plan,
+        deps.store.accounts,
+        deps.plans,
+      );
     } catch (err) {
       throw toSqsError(err);
     }
   };
 
-  const first = await lookup();
+  const found = await find();
   const url = new URL(req.originalUrl, 'http://relayq');
   const query: Record<string, string | string[]> = {};
   for (const key of new Set(url.searchParams.keys())) {
@@ -68,6 +80,7 @@ export async function authenticateSqs(
     date,
     secretFor(serverKey, signed.accessKeyId),
   );
+  const first = await contextOf(found);
   try {
     await deps.limits.enforce(first);
   } catch (err) {
@@ -77,7 +90,7 @@ export async function authenticateSqs(
     auth: first,
     region: signed.region,
     recheck: async () => {
-      await lookup();
+      await contextOf(await find());
     },
   };
 }

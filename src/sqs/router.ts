@@ -1,9 +1,10 @@
 /**
  * The SQS endpoint: `POST /sqs` (and `/sqs/`: the JS SDK appends a slash)
  * with `Content-Type: application/x-amz-json-1.0` and `X-Amz-Target:
- * AmazonSQS.<Action>`; also on queue URLs below it. Mounted before the relay API's body parser: the body is
- * read raw here (the signature covers its hash), and every answer, errors
- * included, is SQS's shape, never the relay envelope.
+ * AmazonSQS.<Action>`, and the same on the queue URLs below it. Mounted before
+ * the relay API's body parser: the body is read raw here (the signature covers
+ * its hash), and every answer, errors included, is SQS's shape, never the
+ * relay envelope.
  */
 import crypto from 'node:crypto';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';

@@ -110,14 +110,18 @@ test('a revoked token stops its key at once on every pod', async () => {
   }
 });
 
-test('an expired token is refused', async () => {
-  const { sqsA } = await sqsAccount(pods, 'expiry', { expires_in_seconds: 1 });
+test('an expired token is refused; only a caller with its secret learns that it expired', async () => {
+  const { sqsA, keys } = await sqsAccount(pods, 'expiry', { expires_in_seconds: 1 });
   await sqsA.send(new ListQueuesCommand({}));
   await sleep(1100);
   expect(await sqsError(sqsA.send(new ListQueuesCommand({})))).toMatchObject({
     name: 'InvalidClientTokenId',
     message: 'token has expired',
   });
+  const guesser = sqsClient(pods.a, { ...keys, secretAccessKey: 'guess' });
+  expect((await sqsError(guesser.send(new ListQueuesCommand({})))).name).toBe(
+    'SignatureDoesNotMatch',
+  );
 });
 
 test("another account's queue URL is AccessDenied; a scoped token reaches only its queues", async () => {
