@@ -89,6 +89,6 @@ if r > 0 then
     end
   end
   if earliest then lowered = schedule(k.timers, channel, earliest) end
-  if available_now then redis.call('SPUBLISH', k.events, 'n ' .. channel) end
+  if available_now then publish_now(k, channel, now) end
 end
 return { acked, retried, lowered }

@@ -25,6 +25,7 @@ import { createStore } from './store/index';
 import { createRateWindows } from './store/rateLimits';
 import { duplicateForSubscriber, connectRedis, type RedisClient } from './store/redis';
 import { loadScripts } from './store/scripts';
+import type { FanoutFlusher } from './store/fanout';
 import { Sweeper } from './store/sweeper';
 import type { Store } from './store/types';
 import { ChannelWaiters } from './store/waiters';
@@ -43,6 +44,8 @@ export interface RelayApp {
   plans: PlanResolver;
   metrics: Metrics;
   sweeper: Sweeper;
+  /** publishes the coalesced new_message announcements this pod's scripts left pending */
+  fanout: FanoutFlusher;
   deps: HttpDeps;
   /** Loads the scripts, connects the subscriber, starts the sweeper. */
   start(): Promise<void>;
@@ -53,7 +56,10 @@ export interface RelayApp {
 }
 
 export function buildApp({ config, redis, logger, metrics = new Metrics() }: AppDeps): RelayApp {
-  const { store, context } = createStore(redis, metrics, config.authCacheMs ?? 0);
+  const { store, context } = createStore(redis, metrics, config.authCacheMs ?? 0, {
+    fanoutWindowMs: config.fanoutWindowMs ?? 50,
+    logger,
+  });
   const plans = new PlanResolver(config.plans, config.defaultPlan);
   const subscriber = duplicateForSubscriber(redis);
   const events = new EventHub(subscriber, logger);
@@ -105,6 +111,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     plans,
     metrics,
     sweeper,
+    fanout: context.fanout,
     deps,
     async start() {
       await connectRedis(redis);
@@ -120,6 +127,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
       shuttingDown = true;
       waiters.releaseAll();
       await sweeper.stop();
+      context.fanout.stop();
       subscriber.disconnect();
     },
   };

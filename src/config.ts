@@ -40,6 +40,8 @@ export interface Config {
   wsPingIntervalMs: number;
   shutdownGraceMs: number;
   sweepIntervalMs: number;
+  /** At most one new_message per channel per this many ms leaves Redis; 0 publishes every one. */
+  fanoutWindowMs: number;
   /** Requests per second per token; 0 disables rate limiting. */
   rateLimitPerSecond: number;
   rateLimitBurst: number;
@@ -191,6 +193,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     wsPingIntervalMs: integer(env, 'RELAY_WS_PING_INTERVAL_MS', 30_000, 100, 3_600_000),
     shutdownGraceMs: integer(env, 'RELAY_SHUTDOWN_GRACE_MS', 20_000, 0, 600_000),
     sweepIntervalMs: integer(env, 'RELAY_SWEEP_INTERVAL_MS', 200, 10, 60_000),
+    fanoutWindowMs: integer(env, 'RELAY_FANOUT_WINDOW_MS', 50, 0, 10_000),
     rateLimitPerSecond: integer(env, 'RELAY_RATE_LIMIT_PER_SECOND', 0, 0, 1_000_000),
     rateLimitBurst: integer(env, 'RELAY_RATE_LIMIT_BURST', 0, 0, 1_000_000),
     maxWsConnectionsPerToken: integer(env, 'RELAY_MAX_WS_CONNECTIONS_PER_TOKEN', 100, 1, 1_000_000),

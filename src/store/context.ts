@@ -3,7 +3,9 @@
  * global due index, and a small cache of each channel's dead-letter target
  * (scripts verify it, so a stale entry costs one retry, never a wrong move).
  */
+import type { Logger } from 'pino';
 import type { Metrics } from '../metrics';
+import { FanoutFlusher } from './fanout';
 import { accountKeyList, channelKeyList, systemKeys } from './keys';
 import type { RedisClient } from './redis';
 import type { ScriptName, Scripts } from './scripts';
@@ -14,12 +16,18 @@ const DLQ_CACHE_TTL_MS = 5_000;
 
 export class StoreContext {
   private readonly deadLetterTargets = new Map<string, { dlq: string; at: number }>();
+  /** Publishes the new_message announcements that scripts left pending. */
+  readonly fanout: FanoutFlusher;
 
   constructor(
     readonly redis: RedisClient,
     private readonly scripts: Scripts,
     readonly metrics: Metrics,
-  ) {}
+    fanoutWindowMs = 50,
+    logger?: Logger,
+  ) {
+    this.fanout = new FanoutFlusher(this, fanoutWindowMs, logger);
+  }
 
   /** Calls a script; script error replies are left for the caller to map. */
   async call<T>(name: ScriptName, keys: string[], args: (string | number)[]): Promise<T> {

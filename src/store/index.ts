@@ -1,4 +1,5 @@
 /** Builds the store: the only code that knows key names or calls Lua. */
+import type { Logger } from 'pino';
 import type { Metrics } from '../metrics';
 import { createAccountStore } from './accounts';
 import { createChannelStore } from './channels';
@@ -12,8 +13,15 @@ export function createStore(
   redis: RedisClient,
   metrics: Metrics,
   authCacheMs = 0,
+  options: { fanoutWindowMs?: number; logger?: Logger } = {},
 ): { store: Store; context: StoreContext } {
-  const context = new StoreContext(redis, defineScripts(redis), metrics);
+  const context = new StoreContext(
+    redis,
+    defineScripts(redis),
+    metrics,
+    options.fanoutWindowMs,
+    options.logger,
+  );
   const store: Store = {
     queue: createQueueStore(context),
     channels: createChannelStore(context),

@@ -73,7 +73,8 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
           m.bodyJson,
         );
       }
-      let reply: [string[], number | null];
+      args.push(ctx.fanout.windowMs);
+      let reply: [string[], number | null, number | null];
       try {
         reply = await ctx.call(
           'send',
@@ -83,9 +84,10 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
       } catch (err) {
         throw sendError(err, limits);
       }
-      const [ids, lowered] = reply;
+      const [ids, lowered, pendingMs] = reply;
       const stored = new Set(ids).size;
       ctx.metrics.count('sent', stored);
+      ctx.fanout.schedule(account, channel, pendingMs);
       await ctx.lowerDue(account, lowered);
       return ids;
     },

@@ -15,6 +15,7 @@ export const SCRIPT_KEY_COUNTS = {
   extend: 12,
   sweep_channel: 18,
   due_channels: 6,
+  announce_channel: 6,
   claim_due_accounts: 1,
   release_due_account: 1,
   lower_due_account: 1,

@@ -77,16 +77,16 @@ export class Sweeper {
     let nextDue: number | null = null;
     for (let i = 0; i < due.length; i += 2) {
       const channel = due[i];
-      const [accountNext, requeued, deadLettered, discarded, expired] =
+      const [accountNext, requeued, deadLettered, discarded, expired, pendingMs] =
         await this.ctx.withDeadLetterKeys(account, channel, (keys, dlq) =>
-          this.ctx.call<[number | null, number, number, number, number]>('sweep_channel', keys, [
-            channel,
-            dlq,
-            limits.max_channels,
-            ITEMS_PER_CHANNEL,
-          ]),
+          this.ctx.call<[number | null, number, number, number, number, number | null]>(
+            'sweep_channel',
+            keys,
+            [channel, dlq, limits.max_channels, ITEMS_PER_CHANNEL, this.ctx.fanout.windowMs],
+          ),
         );
       nextDue = accountNext;
+      this.ctx.fanout.schedule(account, channel, pendingMs);
       this.ctx.metrics.count('requeued', requeued);
       this.ctx.metrics.count('dead_lettered', deadLettered);
       this.ctx.metrics.count('discarded', discarded);
