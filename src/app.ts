@@ -25,7 +25,8 @@ import { createStore } from './store/index';
 import { createRateWindows } from './store/rateLimits';
 import { duplicateForSubscriber, connectRedis, type RedisClient } from './store/redis';
 import { loadScripts } from './store/scripts';
-import type { FanoutFlusher } from './store/fanout';
+import type { StoreContext } from './store/context';
+import { DueRepair } from './store/dueRepair';
 import { Sweeper } from './store/sweeper';
 import type { Store } from './store/types';
 import { ChannelWaiters } from './store/waiters';
@@ -44,8 +45,9 @@ export interface RelayApp {
   plans: PlanResolver;
   metrics: Metrics;
   sweeper: Sweeper;
-  /** publishes the coalesced new_message announcements this pod's scripts left pending */
-  fanout: FanoutFlusher;
+  dueRepair: DueRepair;
+  /** the store's shared parts: coalesced fan-out, due index (tests use its fault hook) */
+  context: StoreContext;
   deps: HttpDeps;
   /** Loads the scripts, connects the subscriber, starts the sweeper. */
   start(): Promise<void>;
@@ -58,6 +60,7 @@ export interface RelayApp {
 export function buildApp({ config, redis, logger, metrics = new Metrics() }: AppDeps): RelayApp {
   const { store, context } = createStore(redis, metrics, config.authCacheMs ?? 0, {
     fanoutWindowMs: config.fanoutWindowMs ?? 50,
+    duePartitions: config.sweepPartitions ?? 16,
     logger,
   });
   const plans = new PlanResolver(config.plans, config.defaultPlan);
@@ -65,6 +68,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   const events = new EventHub(subscriber, logger);
   const waiters = new ChannelWaiters(events);
   const sweeper = new Sweeper(context, plans, logger, config.sweepIntervalMs);
+  const dueRepair = new DueRepair(context, sweeper, logger, config.dueRepairPassMs ?? 30_000);
   let shuttingDown = false;
 
   const deps: HttpDeps = {
@@ -111,13 +115,15 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     plans,
     metrics,
     sweeper,
-    fanout: context.fanout,
+    dueRepair,
+    context,
     deps,
     async start() {
       await connectRedis(redis);
       await loadScripts(redis);
       await connectRedis(subscriber);
       sweeper.start();
+      dueRepair.start();
     },
     beginShutdown() {
       shuttingDown = true;
@@ -126,6 +132,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     async close() {
       shuttingDown = true;
       waiters.releaseAll();
+      await dueRepair.stop();
       await sweeper.stop();
       context.fanout.stop();
       subscriber.disconnect();

@@ -40,6 +40,10 @@ export interface Config {
   wsPingIntervalMs: number;
   shutdownGraceMs: number;
   sweepIntervalMs: number;
+  /** Partitions of the sweeper's due index (each on its own Cluster slot). */
+  sweepPartitions: number;
+  /** How long one repair pass over every account's timers takes, about (ms). */
+  dueRepairPassMs: number;
   /** At most one new_message per channel per this many ms leaves Redis; 0 publishes every one. */
   fanoutWindowMs: number;
   /** Requests per second per token; 0 disables rate limiting. */
@@ -193,6 +197,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     wsPingIntervalMs: integer(env, 'RELAY_WS_PING_INTERVAL_MS', 30_000, 100, 3_600_000),
     shutdownGraceMs: integer(env, 'RELAY_SHUTDOWN_GRACE_MS', 20_000, 0, 600_000),
     sweepIntervalMs: integer(env, 'RELAY_SWEEP_INTERVAL_MS', 200, 10, 60_000),
+    sweepPartitions: integer(env, 'RELAY_SWEEP_PARTITIONS', 16, 1, 1024),
+    dueRepairPassMs: integer(env, 'RELAY_DUE_REPAIR_PASS_MS', 30_000, 1000, 3_600_000),
     fanoutWindowMs: integer(env, 'RELAY_FANOUT_WINDOW_MS', 50, 0, 10_000),
     rateLimitPerSecond: integer(env, 'RELAY_RATE_LIMIT_PER_SECOND', 0, 0, 1_000_000),
     rateLimitBurst: integer(env, 'RELAY_RATE_LIMIT_BURST', 0, 0, 1_000_000),

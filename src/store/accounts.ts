@@ -1,7 +1,7 @@
 /** Accounts and their tokens. Token secrets never reach Redis: only their sha256. */
 import { AppError, notFound } from '../errors';
 import type { StoreContext } from './context';
-import { accountKeyList, channelKeyList, systemKeys } from './keys';
+import { accountKeyList, channelKeyList, duePartitionKeys, systemKeys } from './keys';
 import { scriptFailure } from './storeErrors';
 import type { AccountRecord, AccountStore, AuthLookup, TokenRecord } from './types';
 
@@ -94,7 +94,7 @@ export function createAccountStore(ctx: StoreContext, authCacheMs = 0): AccountS
       await ctx.call('account_forget', accountKeyList(id), []);
       forgetAuth(id);
       await ctx.redis.srem(systemKeys.accounts, id);
-      await ctx.redis.zrem(systemKeys.due, id);
+      await ctx.redis.zrem(duePartitionKeys(ctx.duePartitionOf(id)).due, id);
     },
 
     async createToken(account, token: TokenRecord) {

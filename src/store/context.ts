@@ -1,15 +1,21 @@
 /**
  * What every store module shares: the script callers (timed and counted), the
- * global due index, and a small cache of each channel's dead-letter target
+ * partitioned due index, coalesced fan-out, and a small cache of each channel's dead-letter target
  * (scripts verify it, so a stale entry costs one retry, never a wrong move).
  */
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics';
 import { FanoutFlusher } from './fanout';
-import { accountKeyList, channelKeyList, systemKeys } from './keys';
+import { accountKeyList, channelKeyList, duePartitionKeys, duePartitionOf } from './keys';
 import type { RedisClient } from './redis';
 import type { ScriptName, Scripts } from './scripts';
 import { rethrowStoreError, scriptFailure } from './storeErrors';
+
+export interface StoreOptions {
+  fanoutWindowMs?: number;
+  duePartitions?: number;
+  logger?: Logger;
+}
 
 const DLQ_CACHE_MAX = 10_000;
 const DLQ_CACHE_TTL_MS = 5_000;
@@ -18,15 +24,29 @@ export class StoreContext {
   private readonly deadLetterTargets = new Map<string, { dlq: string; at: number }>();
   /** Publishes the new_message announcements that scripts left pending. */
   readonly fanout: FanoutFlusher;
+  /** How many partitions the due index has. */
+  readonly duePartitions: number;
+  readonly logger: Logger | undefined;
+  /**
+   * Test hook: runs between a script that lowered an account's timers and the
+   * due-index update that follows, to stand for a pod dying in between.
+   */
+  beforeDueIndexUpdate: (() => Promise<void>) | null = null;
 
   constructor(
     readonly redis: RedisClient,
     private readonly scripts: Scripts,
     readonly metrics: Metrics,
-    fanoutWindowMs = 50,
-    logger?: Logger,
+    options: StoreOptions = {},
   ) {
-    this.fanout = new FanoutFlusher(this, fanoutWindowMs, logger);
+    this.logger = options.logger;
+    this.duePartitions = options.duePartitions ?? 16;
+    this.fanout = new FanoutFlusher(this, options.fanoutWindowMs ?? 50, options.logger);
+  }
+
+  /** The due index partition that holds the account. */
+  duePartitionOf(account: string): number {
+    return duePartitionOf(account, this.duePartitions);
   }
 
   /** Calls a script; script error replies are left for the caller to map. */
@@ -45,10 +65,24 @@ export class StoreContext {
     }
   }
 
-  /** After a script lowered an account's earliest timer: make the global index follow. */
+  /**
+   * After a script lowered an account's earliest timer: make its partition of
+   * the due index follow. The timers (written by that script) are the truth; a
+   * failure here is repaired by the repair pass, so the client who was told the
+   * change is stored is never given an error for it.
+   */
   async lowerDue(account: string, dueMs: number | null): Promise<void> {
     if (dueMs === null || dueMs === undefined) return;
-    await this.call('lower_due_account', [systemKeys.due], [account, dueMs]);
+    try {
+      if (this.beforeDueIndexUpdate) await this.beforeDueIndexUpdate();
+      const keys = duePartitionKeys(this.duePartitionOf(account));
+      await this.call('lower_due_account', [keys.due], [account, dueMs]);
+    } catch (err) {
+      this.logger?.warn(
+        { err: String(err), account },
+        'due index not updated; the repair pass restores it',
+      );
+    }
   }
 
   /**

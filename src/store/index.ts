@@ -1,9 +1,8 @@
 /** Builds the store: the only code that knows key names or calls Lua. */
-import type { Logger } from 'pino';
 import type { Metrics } from '../metrics';
 import { createAccountStore } from './accounts';
 import { createChannelStore } from './channels';
-import { StoreContext } from './context';
+import { StoreContext, type StoreOptions } from './context';
 import { createQueueStore } from './queue';
 import type { RedisClient } from './redis';
 import { defineScripts } from './scripts';
@@ -13,15 +12,9 @@ export function createStore(
   redis: RedisClient,
   metrics: Metrics,
   authCacheMs = 0,
-  options: { fanoutWindowMs?: number; logger?: Logger } = {},
+  options: StoreOptions = {},
 ): { store: Store; context: StoreContext } {
-  const context = new StoreContext(
-    redis,
-    defineScripts(redis),
-    metrics,
-    options.fanoutWindowMs,
-    options.logger,
-  );
+  const context = new StoreContext(redis, defineScripts(redis), metrics, options);
   const store: Store = {
     queue: createQueueStore(context),
     channels: createChannelStore(context),

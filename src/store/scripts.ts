@@ -16,7 +16,7 @@ export const SCRIPT_KEY_COUNTS = {
   sweep_channel: 18,
   due_channels: 6,
   announce_channel: 6,
-  claim_due_accounts: 1,
+  claim_due_accounts: 3,
   release_due_account: 1,
   lower_due_account: 1,
   authenticate: 6,

@@ -94,7 +94,7 @@ test('a pending announcement left by a pod that stopped is published by the swee
   await sub.waitFor(newMessage('orders'));
   // as if the pod died after its send: neither its flush timers nor its sweeper run
   await slowPod.relay.sweeper.stop();
-  slowPod.relay.fanout.stop();
+  slowPod.relay.context.fanout.stop();
   const secondSentAt = Date.now();
   await send(slowPod, auth, 'orders');
   const second = await sub.waitFor(newMessage('orders'), 5000, 1);
