@@ -38,6 +38,8 @@ export interface Config {
   defaultPlan: string;
   logLevel: string;
   wsPingIntervalMs: number;
+  /** Safety check of each open WebSocket's token, per pod (revocations and expiry are pushed). */
+  wsTokenRecheckMs: number;
   shutdownGraceMs: number;
   sweepIntervalMs: number;
   /** Partitions of the sweeper's due index (each on its own Cluster slot). */
@@ -195,6 +197,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     defaultPlan,
     logLevel,
     wsPingIntervalMs: integer(env, 'RELAY_WS_PING_INTERVAL_MS', 30_000, 100, 3_600_000),
+    wsTokenRecheckMs: integer(env, 'RELAY_WS_TOKEN_RECHECK_MS', 60_000, 100, 3_600_000),
     shutdownGraceMs: integer(env, 'RELAY_SHUTDOWN_GRACE_MS', 20_000, 0, 600_000),
     sweepIntervalMs: integer(env, 'RELAY_SWEEP_INTERVAL_MS', 200, 10, 60_000),
     sweepPartitions: integer(env, 'RELAY_SWEEP_PARTITIONS', 16, 1, 1024),

@@ -6,14 +6,19 @@
  */
 import { EventEmitter } from 'node:events';
 import pino from 'pino';
-import { EventHub, parseEvent, type AccountEvent } from '../../src/store/events';
+import {
+  EventHub,
+  parseEvent,
+  RESUBSCRIBE_SPREAD_MS,
+  type AccountEvent,
+} from '../../src/store/events';
 import type { RedisClient } from '../../src/store/redis';
 
 class FakeSubscriber extends EventEmitter {
   calls: string[] = [];
   failNext: Error | null = null;
-  async ssubscribe(key: string): Promise<number> {
-    this.calls.push(`ssubscribe ${key}`);
+  async ssubscribe(...keys: string[]): Promise<number> {
+    this.calls.push(`ssubscribe ${keys.join(' ')}`);
     await Promise.resolve();
     if (this.failNext) {
       const err = this.failNext;
@@ -82,7 +87,7 @@ test('a subscription that fails rejects every waiting listener, and the next one
   off();
 });
 
-test('after a reconnection every listener is told resubscribed, once the subscription is back', async () => {
+test('after a reconnection the accounts are resubscribed in one command, and every listener is told so within the spread', async () => {
   const { fake, events } = hub();
   const got: [string, AccountEvent][] = [];
   const offA = await events.subscribe('acme', (e) => got.push(['acme', e]));
@@ -91,8 +96,9 @@ test('after a reconnection every listener is told resubscribed, once the subscri
   fake.emit('ready');
   expect(got).toEqual([]);
   await new Promise((r) => setImmediate(r));
-  expect(fake.calls.sort()).toEqual(['ssubscribe rq:{acme}:events', 'ssubscribe rq:{beta}:events']);
-  expect(got).toEqual([
+  expect(fake.calls).toEqual(['ssubscribe rq:{acme}:events rq:{beta}:events']);
+  await new Promise((r) => setTimeout(r, RESUBSCRIBE_SPREAD_MS + 50));
+  expect(got.sort()).toEqual([
     ['acme', { kind: 'resubscribed' }],
     ['beta', { kind: 'resubscribed' }],
   ]);
