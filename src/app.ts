@@ -61,6 +61,11 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   const { store, context } = createStore(redis, metrics, config.authCacheMs ?? 0, {
     fanoutWindowMs: config.fanoutWindowMs ?? 50,
     duePartitions: config.sweepPartitions ?? 16,
+    durability: {
+      mode: config.durability ?? 'local',
+      replicas: config.durabilityReplicas ?? 1,
+      timeoutMs: config.durabilityTimeoutMs ?? 1000,
+    },
     logger,
   });
   const plans = new PlanResolver(config.plans, config.defaultPlan);

@@ -42,6 +42,11 @@ export interface Config {
   wsTokenRecheckMs: number;
   shutdownGraceMs: number;
   sweepIntervalMs: number;
+  /** 'replicated': acknowledged writes have reached durabilityReplicas replicas (WAIT). */
+  durability: 'local' | 'replicated';
+  durabilityReplicas: number;
+  /** How long a write waits for its replicas before the 503 (below the 2 s command timeout). */
+  durabilityTimeoutMs: number;
   /** Partitions of the sweeper's due index (each on its own Cluster slot). */
   sweepPartitions: number;
   /** How long one repair pass over every account's timers takes, about (ms). */
@@ -180,6 +185,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       `LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`,
     );
   }
+  const durability = env.RELAY_DURABILITY || 'local';
+  if (durability !== 'local' && durability !== 'replicated') {
+    throw new ConfigError(`RELAY_DURABILITY must be local or replicated, got "${durability}"`);
+  }
   const host = env.HOST || '0.0.0.0';
   if (!/^[A-Za-z0-9._:%-]{1,253}$/.test(host)) {
     throw new ConfigError(`HOST must be an IP address or a host name, got "${host}"`);
@@ -200,6 +209,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     wsTokenRecheckMs: integer(env, 'RELAY_WS_TOKEN_RECHECK_MS', 60_000, 100, 3_600_000),
     shutdownGraceMs: integer(env, 'RELAY_SHUTDOWN_GRACE_MS', 20_000, 0, 600_000),
     sweepIntervalMs: integer(env, 'RELAY_SWEEP_INTERVAL_MS', 200, 10, 60_000),
+    durability,
+    durabilityReplicas: integer(env, 'RELAY_DURABILITY_REPLICAS', 1, 1, 100),
+    durabilityTimeoutMs: integer(env, 'RELAY_DURABILITY_TIMEOUT_MS', 1000, 10, 1500),
     sweepPartitions: integer(env, 'RELAY_SWEEP_PARTITIONS', 16, 1, 1024),
     dueRepairPassMs: integer(env, 'RELAY_DUE_REPAIR_PASS_MS', 30_000, 1000, 3_600_000),
     fanoutWindowMs: integer(env, 'RELAY_FANOUT_WINDOW_MS', 50, 0, 10_000),

@@ -55,6 +55,7 @@ export function createAccountStore(ctx: StoreContext, authCacheMs = 0): AccountS
         throw mapAccountErrors(err, id);
       }
       await ctx.redis.sadd(systemKeys.accounts, id);
+      await ctx.replication.confirm(id);
       return (await get(id)) as AccountRecord;
     },
 
@@ -69,6 +70,7 @@ export function createAccountStore(ctx: StoreContext, authCacheMs = 0): AccountS
       } finally {
         forgetAuth(id);
       }
+      await ctx.replication.confirm(id);
       return (await get(id)) as AccountRecord;
     },
 
@@ -95,6 +97,7 @@ export function createAccountStore(ctx: StoreContext, authCacheMs = 0): AccountS
       forgetAuth(id);
       await ctx.redis.srem(systemKeys.accounts, id);
       await ctx.redis.zrem(duePartitionKeys(ctx.duePartitionOf(id)).due, id);
+      await ctx.replication.confirm(id);
     },
 
     async createToken(account, token: TokenRecord) {
@@ -103,6 +106,7 @@ export function createAccountStore(ctx: StoreContext, authCacheMs = 0): AccountS
       } catch (err) {
         throw mapAccountErrors(err, account);
       }
+      await ctx.replication.confirm(account);
     },
 
     async listTokens(account) {
@@ -124,6 +128,7 @@ export function createAccountStore(ctx: StoreContext, authCacheMs = 0): AccountS
         }
         throw mapAccountErrors(err, account);
       }
+      await ctx.replication.confirm(account);
     },
 
     async lookupToken(account, tokenId): Promise<AuthLookup> {

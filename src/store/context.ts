@@ -6,12 +6,14 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics';
 import { FanoutFlusher } from './fanout';
+import { ReplicationGate, type DurabilityOptions } from './replication';
 import { accountKeyList, channelKeyList, duePartitionKeys, duePartitionOf } from './keys';
 import type { RedisClient } from './redis';
 import type { ScriptName, Scripts } from './scripts';
 import { rethrowStoreError, scriptFailure } from './storeErrors';
 
 export interface StoreOptions {
+  durability?: DurabilityOptions;
   fanoutWindowMs?: number;
   duePartitions?: number;
   logger?: Logger;
@@ -27,6 +29,8 @@ export class StoreContext {
   /** How many partitions the due index has. */
   readonly duePartitions: number;
   readonly logger: Logger | undefined;
+  /** Waits for replicas before a write is acknowledged (RELAY_DURABILITY=replicated). */
+  readonly replication: ReplicationGate;
   /**
    * Test hook: runs between a script that lowered an account's timers and the
    * due-index update that follows, to stand for a pod dying in between.
@@ -42,6 +46,10 @@ export class StoreContext {
     this.logger = options.logger;
     this.duePartitions = options.duePartitions ?? 16;
     this.fanout = new FanoutFlusher(this, options.fanoutWindowMs ?? 50, options.logger);
+    this.replication = new ReplicationGate(
+      redis,
+      options.durability ?? { mode: 'local', replicas: 1, timeoutMs: 1000 },
+    );
   }
 
   /** The due index partition that holds the account. */

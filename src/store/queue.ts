@@ -89,6 +89,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
       ctx.metrics.count('sent', stored);
       ctx.fanout.schedule(account, channel, pendingMs);
       await ctx.lowerDue(account, lowered);
+      await ctx.replication.confirm(account);
       return ids;
     },
 
@@ -142,6 +143,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
       ctx.metrics.count('acked', ackedCount);
       ctx.metrics.count('retried', retriedCount);
       await ctx.lowerDue(account, lowered);
+      await ctx.replication.confirm(account);
       return { ackedCount, retriedCount };
     },
 
@@ -152,6 +154,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
         [channel, visibilityTimeoutMs, ...leaseIds],
       );
       await ctx.lowerDue(account, lowered);
+      await ctx.replication.confirm(account);
       return extended;
     },
   };

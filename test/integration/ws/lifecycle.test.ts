@@ -85,7 +85,7 @@ describe('credentials', () => {
   });
 
   // On a cluster the client's per-shard subscribers reconnect without a 'ready'
-  // event the hub could see (see docs/design.md), so this runs on one Redis.
+  // event the hub could see (docs/api/websocket.md), so this runs on one Redis.
   onSingleRedis(
     'a revocation missed while the event subscription was down is caught when it is back',
     async () => {
