@@ -149,7 +149,7 @@ export class RawLua {
     for (const b of bodies) {
       args.push(crypto.randomUUID(), 0, Buffer.byteLength(b) + 2, 'json', '', 2, '{}', b);
     }
-    args.push(1_048_576); // the storage ceiling of one message
+    args.push(50, 1_048_576); // relayq's default fan-out window (ms), the storage ceiling of one message
     return this.scripts.send(
       ...accountKeyList(account),
       ...channelKeyList(account, channel),

@@ -89,6 +89,6 @@ if r > 0 then
     end
   end
   if earliest then lowered = schedule(k.timers, channel, earliest) end
-  if available_now then announce(k, channel) end
+  if available_now then publish_now(k, channel, now) end
 end
 return { acked, retried, lowered }

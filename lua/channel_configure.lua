@@ -63,6 +63,6 @@ if dlq_new then
 end
 if was_paused and not settings.paused and
     redis.call('ZCOUNT', ch.q, '-inf', now) + redis.call('ZCOUNT', ch.f, '-inf', now) > 0 then
-  redis.call('SPUBLISH', k.events, 'n ' .. channel)
+  publish_now(k, channel, now)
 end
 return updated

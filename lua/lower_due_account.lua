@@ -1,12 +1,11 @@
 --[[
-lower_due_account: make sure the global due index will visit an account no
-later than due_ms (called after a script reported that it lowered the
-account's earliest timer, and after every sweep).
-KEYS[1] due index   rq:{~sys}:due
+lower_due_account: make sure the due index will visit an account no later
+than due_ms (called after a script reported that it lowered the account's
+earliest timer, after every sweep, and by the repair pass). Idempotent.
+KEYS[1] due index of the account's partition   rq:{~dueN}:due
 ARGV[1] account id
 ARGV[2] due ms (integer)
-Returns: 1
+Returns: 1 when the entry was added or lowered, else 0
 Errors:  none
 ]]
-redis.call('ZADD', KEYS[1], 'LT', ARGV[2], ARGV[1])
-return 1
+return redis.call('ZADD', KEYS[1], 'LT', 'CH', ARGV[2], ARGV[1])

@@ -46,7 +46,7 @@ for _, seq in ipairs(waiting) do
   end
 end
 if moved > 0 then
-  redis.call('ZADD', k.timers, 'LT', earliest_expiry, target)
-  announce(k, target)
+  redis.call('ZADD', k.timers, 'LT', cleanup_due(earliest_expiry), target)
+  publish_now(k, target, now)
 end
 return moved

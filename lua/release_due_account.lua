@@ -1,8 +1,8 @@
 --[[
-release_due_account: after a sweep, set a claimed account's entry in the global
-due index to its next due time (or remove it). If a sender lowered the entry
+release_due_account: after a sweep, set a claimed account's entry in its
+partition of the due index to its next due time (or remove it). If a sender lowered the entry
 meanwhile, the lower of the two is kept.
-KEYS[1] due index   rq:{~sys}:due
+KEYS[1] due index of the account's partition   rq:{~dueN}:due
 ARGV[1] account id
 ARGV[2] claim_score returned by claim_due_accounts
 ARGV[3] next due ms ('' for none)

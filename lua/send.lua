@@ -10,9 +10,12 @@ ARGV[5] n, the number of messages; then 8 values per message:
         uuid, delay_ms (integer, or '' for the channel's delay_seconds setting, else 0), size (bytes of body + metadata json), content_type,
         dedup_id ('' for none), metadata length (UTF-16 units, for the reader), metadata json,
         body json
-ARGV[6 + 8n] the storage ceiling for one message's size (bytes; 1 MiB, more for plans whose
+ARGV[6 + 8n] fan-out window ms (integer): at most one new_message per channel per window
+ARGV[7 + 8n] the storage ceiling for one message's size (bytes; 1 MiB, more for plans whose
         webhook bodies may be larger); optional, 1048576 when absent
-Returns: { {id, ...} in request order, lowered_due_ms or false }
+Returns: { {id, ...} in request order, lowered_due_ms or false,
+           ms until a coalesced new_message is due or false (the caller then runs
+           announce_channel at that time) }
          A message whose dedup_id was seen within the channel's dedup window is not
          stored again: its id is the first message's id.
 Errors:  ACCOUNT_NOT_FOUND; CHANNEL_LIMIT <max_channels>; STORAGE_LIMIT <max_storage_bytes>;
@@ -25,7 +28,8 @@ local max_storage = tonumber(ARGV[2])
 local max_channels = tonumber(ARGV[3])
 local retention = tonumber(ARGV[4])
 local n = tonumber(ARGV[5])
-local max_stored = tonumber(ARGV[6 + 8 * n] or '1048576')
+local fanout_window = tonumber(ARGV[6 + 8 * n])
+local max_stored = tonumber(ARGV[7 + 8 * n] or '1048576')
 
 if redis.call('EXISTS', k.account) == 0 then
   return redis.error_reply('ACCOUNT_NOT_FOUND')
@@ -78,7 +82,7 @@ for i = 1, n do
 end
 
 if #fresh == 0 then
-  return { ids, false }
+  return { ids, false, false }
 end
 local used = tonumber(redis.call('HGET', k.account, 'storage_bytes') or '0')
 if used + total > max_storage then
@@ -94,6 +98,7 @@ local seq_base = last_seq - #fresh
 local expire = now + retention
 local available_now = false
 local earliest_delay = false
+local earliest_cleanup = cleanup_due(expire)
 for j, i in ipairs(fresh) do
   local base = 5 + (i - 1) * 8
   local seq = string.format('%012x', seq_base + j)
@@ -112,14 +117,17 @@ for j, i in ipairs(fresh) do
   if dedup_id ~= '' then
     redis.call('HSET', ch.d, dedup_id, ARGV[base + 1])
     redis.call('ZADD', ch.dx, now + dedup_window * 1000, dedup_id)
-    earliest_delay = min_due(earliest_delay, now + dedup_window * 1000)
+    earliest_cleanup = min_due(earliest_cleanup, cleanup_due(now + dedup_window * 1000))
   end
 end
 redis.call('HINCRBY', k.account, 'storage_bytes', total)
 redis.call('HINCRBY', k.usage, channel, total)
 
-local lowered = schedule(k.timers, channel, min_due(earliest_delay, expire))
+local lowered = schedule(k.timers, channel, min_due(earliest_delay, earliest_cleanup))
+local pending_ms = false
 if available_now then
-  announce(k, channel)
+  local backup_lowered
+  pending_ms, backup_lowered = announce(k, channel, now, fanout_window)
+  lowered = min_due(lowered, backup_lowered)
 end
-return { ids, lowered }
+return { ids, lowered, pending_ms }

@@ -3,7 +3,8 @@ sweep_channel: do the time-driven work that has come due on one channel, and
 set the channel's timer to its next due time.
   - leases that ended: re-queued (available at their deadline), or, after the
     last delivery, dead-lettered or discarded;
-  - delays and retries that ended: announced with a new_message event;
+  - delays and retries that ended, and coalesced announcements left pending:
+    announced with a new_message event (none when nothing became available);
   - messages past their retention: deleted, their storage freed;
   - dedup entries past their window: forgotten.
 At most `limit` items of each kind per call; if more remain, the timer stays due.
@@ -14,7 +15,9 @@ ARGV[1] channel id
 ARGV[2] the dead-letter channel the caller passed keys for ('' for none)
 ARGV[3] max_channels of the plan
 ARGV[4] limit (integer)
-Returns: { account_next_due_ms or false, requeued, dead_lettered, discarded, expired }
+ARGV[5] fan-out window ms (integer)
+Returns: { account_next_due_ms or false, requeued, dead_lettered, discarded, expired,
+           ms until a coalesced new_message is due or false }
 Errors:  STALE_CONFIG <dead_letter_channel> when ARGV[2] is not the configured one.
 ]]
 local k = account_keys(1)
@@ -23,6 +26,7 @@ local dl = channel_keys(13)
 local channel = ARGV[1]
 local max_channels = tonumber(ARGV[3])
 local limit = tonumber(ARGV[4])
+local fanout_window = tonumber(ARGV[5])
 local now = now_ms()
 
 local function account_next_due()
@@ -35,7 +39,7 @@ local cfg = redis.call('HGET', k.channels, channel)
 local timer = redis.call('ZSCORE', k.timers, channel)
 if not cfg or not timer then
   redis.call('ZREM', k.timers, channel)
-  return { account_next_due(), 0, 0, 0, 0 }
+  return { account_next_due(), 0, 0, 0, 0, false }
 end
 local max_attempts, _, dlq = parse_config(cfg)
 local stale = check_dlq(dlq, ARGV[2])
@@ -45,8 +49,10 @@ if dlq == '' then dl = nil end
 local requeued, dead_lettered, discarded, expired = 0, 0, 0, 0
 local more = false
 
--- Messages that became available since the timer was set (delays, retries).
-local became_available = redis.call('ZCOUNT', ch.q, timer, now) > 0
+-- Messages that became available since the channel's last announcement
+-- (delays and retries that ended), or an announcement left pending.
+local last_published, pending = fanout_state(k, channel)
+local became_available = pending or redis.call('ZCOUNT', ch.q, '(' .. last_published, now) > 0
 
 local ended = redis.call('ZRANGEBYSCORE', ch.f, '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit)
 if #ended == limit * 2 then more = true end
@@ -105,16 +111,17 @@ else
   local after = '(' .. now
   next_due = min_due(next_due, first_score(ch.q, after))
   next_due = min_due(next_due, first_score(ch.f, '-inf'))
-  next_due = min_due(next_due, first_score(ch.x, '-inf'))
-  next_due = min_due(next_due, first_score(ch.dx, '-inf'))
+  next_due = min_due(next_due, cleanup_due(first_score(ch.x, '-inf')))
+  next_due = min_due(next_due, cleanup_due(first_score(ch.dx, '-inf')))
+end
+local pending_ms = false
+if became_available or requeued > 0 then
+  pending_ms = announce(k, channel, now, fanout_window)
+  if pending_ms then next_due = min_due(next_due, now + pending_ms + FANOUT_BACKUP_MS) end
 end
 if next_due then
   redis.call('ZADD', k.timers, next_due, channel)
 else
   redis.call('ZREM', k.timers, channel)
 end
-
-if became_available or requeued > 0 then
-  announce(k, channel)
-end
-return { account_next_due(), requeued, dead_lettered, discarded, expired }
+return { account_next_due(), requeued, dead_lettered, discarded, expired, pending_ms }

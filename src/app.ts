@@ -27,6 +27,8 @@ import { BacklogGauges } from './store/gauges';
 import { createStore } from './store/index';
 import { duplicateForSubscriber, connectRedis, type RedisClient } from './store/redis';
 import { loadScripts } from './store/scripts';
+import type { StoreContext } from './store/context';
+import { DueRepair } from './store/dueRepair';
 import { Sweeper } from './store/sweeper';
 import type { Store } from './store/types';
 import { ChannelWaiters } from './store/waiters';
@@ -48,6 +50,9 @@ export interface RelayApp {
   metrics: Metrics;
   sweeper: Sweeper;
   gauges: BacklogGauges;
+  dueRepair: DueRepair;
+  /** the store's shared parts: coalesced fan-out, due index (tests use its fault hook) */
+  context: StoreContext;
   deps: HttpDeps;
   /** Loads the scripts, connects the subscriber, starts the sweeper. */
   start(): Promise<void>;
@@ -58,7 +63,16 @@ export interface RelayApp {
 }
 
 export function buildApp({ config, redis, logger, metrics = new Metrics() }: AppDeps): RelayApp {
-  const { store, context } = createStore(redis, metrics, config.authCacheMs ?? 0);
+  const { store, context } = createStore(redis, metrics, config.authCacheMs ?? 0, {
+    fanoutWindowMs: config.fanoutWindowMs ?? 50,
+    duePartitions: config.sweepPartitions ?? 16,
+    durability: {
+      mode: config.durability ?? 'local',
+      replicas: config.durabilityReplicas ?? 1,
+      timeoutMs: config.durabilityTimeoutMs ?? 1000,
+    },
+    logger,
+  });
   const plans = new PlanResolver(config.plans, config.defaultPlan);
   const subscriber = duplicateForSubscriber(redis);
   // Every connection reports its errors in the JSON log (an 'error' event without a
@@ -83,6 +97,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     metricsAccounts: config.metricsAccounts,
     plans: config.plans,
   });
+  const dueRepair = new DueRepair(context, sweeper, logger, config.dueRepairPassMs ?? 30_000);
   let shuttingDown = false;
 
   const deps: HttpDeps = {
@@ -134,6 +149,8 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     metrics,
     sweeper,
     gauges,
+    dueRepair,
+    context,
     deps,
     async start() {
       await connectRedis(redis);
@@ -141,6 +158,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
       await connectRedis(subscriber);
       sweeper.start();
       gauges.start();
+      dueRepair.start();
     },
     beginShutdown() {
       shuttingDown = true;
@@ -149,9 +167,11 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     async close() {
       shuttingDown = true;
       waiters.releaseAll();
+      await dueRepair.stop();
       await sweeper.stop();
       await gauges.stop();
       deps.limits.stop();
+      context.fanout.stop();
       subscriber.disconnect();
     },
   };

@@ -162,6 +162,14 @@ export const SETTINGS = {
     unit: 'ms',
     description: 'WebSocket ping interval; a connection that misses a pong is closed',
   }),
+  wsTokenRecheckMs: integer('RELAY_WS_TOKEN_RECHECK_MS', {
+    default: 60_000,
+    min: 100,
+    max: 3_600_000,
+    unit: 'ms',
+    description:
+      "safety check of each open WebSocket's token on each pod (revocations and expiry are pushed at once; this catches a lost push)",
+  }),
   shutdownGraceMs: integer('RELAY_SHUTDOWN_GRACE_MS', {
     default: 20_000,
     min: 0,
@@ -175,6 +183,49 @@ export const SETTINGS = {
     max: 60_000,
     unit: 'ms',
     description: 'how often each pod looks for due delays, leases, expiries',
+  }),
+  durability: oneOf('RELAY_DURABILITY', {
+    values: ['local', 'replicated'],
+    default: 'local',
+    description:
+      '`replicated`: every write a client is told succeeded has reached `RELAY_DURABILITY_REPLICAS` replicas (WAIT); see docs/deploying.md#durability-modes',
+  }),
+  durabilityReplicas: integer('RELAY_DURABILITY_REPLICAS', {
+    default: 1,
+    min: 1,
+    max: 100,
+    description: 'replicas an acknowledged write must reach in `replicated` mode',
+  }),
+  durabilityTimeoutMs: integer('RELAY_DURABILITY_TIMEOUT_MS', {
+    default: 1000,
+    min: 10,
+    max: 1500,
+    unit: 'ms',
+    description:
+      "how long a write waits for its replicas before the 503 'stored on the primary but not confirmed'",
+  }),
+  sweepPartitions: integer('RELAY_SWEEP_PARTITIONS', {
+    default: 16,
+    min: 1,
+    max: 1024,
+    description:
+      "partitions of the sweeper's due index, each on its own Cluster slot; the same on every pod",
+  }),
+  dueRepairPassMs: integer('RELAY_DUE_REPAIR_PASS_MS', {
+    default: 30_000,
+    min: 1000,
+    max: 3_600_000,
+    unit: 'ms',
+    description:
+      "about how long one repair pass over every account's timers takes (restores lost due-index entries)",
+  }),
+  fanoutWindowMs: integer('RELAY_FANOUT_WINDOW_MS', {
+    default: 50,
+    min: 0,
+    max: 10_000,
+    unit: 'ms',
+    description:
+      'at most one `new_message` per channel per this many ms leaves Redis; 0 publishes every one',
   }),
   rateLimitPerSecond: integer('RELAY_RATE_LIMIT_PER_SECOND', {
     default: 0,

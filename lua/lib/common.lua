@@ -88,14 +88,6 @@ local DEFAULT_DEDUP_WINDOW_S = 300
 -- (LIMITS.defaultVisibilityMs in src/schemas/requests.ts).
 local DEFAULT_VISIBILITY_MS = 30000
 
--- Tells subscribers (WebSocket clients, long polls on every pod) that messages became
--- available in a channel; a paused channel is silent until it is resumed.
-local function announce(k, channel)
-  local cfg = redis.call('HGET', k.channels, channel)
-  if cfg and parse_settings(cfg).paused then return end
-  redis.call('SPUBLISH', k.events, 'n ' .. channel)
-end
-
 -- Lowers the channel's timer to due_ms. Returns due_ms when that lowered the
 -- account's earliest timer (the caller then lowers the global due index), else false.
 local function schedule(timers_key, channel, due_ms)
@@ -111,6 +103,65 @@ local function min_due(a, b)
   if a == false then return b end
   if b == false then return a end
   return math.min(a, b)
+end
+
+-- Clean-up-only due times (retention ends, dedup-window ends) need no
+-- millisecond precision: rounding them up to whole seconds folds a stream of
+-- distinct instants into at most one sweep per second per account.
+local CLEANUP_GRAIN_MS = 1000
+local function cleanup_due(ms)
+  if ms == false then return false end
+  return math.ceil(ms / CLEANUP_GRAIN_MS) * CLEANUP_GRAIN_MS
+end
+
+-- Coalesced new_message fan-out. The account hash keeps, per channel, the field
+-- 'n:<channel>' = '<last publish ms>|<1 when an announcement is pending>'.
+-- A pending announcement is published by the pod that caused it when the
+-- window ends (announce_channel.lua), or by the sweeper FANOUT_BACKUP_MS later.
+local FANOUT_BACKUP_MS = 1000
+
+-- The channel's last publish time and whether an announcement is pending.
+local function fanout_state(k, channel)
+  local state = redis.call('HGET', k.account, 'n:' .. channel)
+  if not state then return 0, false end
+  local last, pending = string.match(state, '^(%d+)|(%d)$')
+  return tonumber(last), pending == '1'
+end
+
+-- A paused channel announces nothing until it is resumed (channel_configure.lua
+-- then announces once), whatever made messages available.
+local function is_paused(k, channel)
+  local cfg = redis.call('HGET', k.channels, channel)
+  return cfg ~= false and cfg ~= nil and parse_settings(cfg).paused
+end
+
+-- Publishes new_message for the channel now (used where coalescing is not worth it).
+-- Tells subscribers (WebSocket clients, long polls on every pod) that messages became
+-- available; silent for a paused channel (and nothing stays pending for it).
+local function publish_now(k, channel, now)
+  if not is_paused(k, channel) then
+    redis.call('SPUBLISH', k.events, 'n ' .. channel)
+  end
+  if redis.call('EXISTS', k.account) == 1 then
+    redis.call('HSET', k.account, 'n:' .. channel, now .. '|0')
+  end
+end
+
+-- Messages became available on the channel: publish now unless the channel
+-- published less than window_ms ago; then mark it pending and lower its timer
+-- as a backup. Returns { ms until the pending announcement is due or false,
+-- the lowered account due time or false }.
+local function announce(k, channel, now, window_ms)
+  if is_paused(k, channel) then return false, false end
+  local last = fanout_state(k, channel)
+  if now >= last + window_ms then
+    publish_now(k, channel, now)
+    return false, false
+  end
+  if redis.call('EXISTS', k.account) == 0 then return false, false end
+  redis.call('HSET', k.account, 'n:' .. channel, last .. '|1')
+  local due = last + window_ms
+  return due - now, schedule(k.timers, channel, due + FANOUT_BACKUP_MS)
 end
 
 -- Removes a message from every index of its channel and frees its storage.
@@ -170,8 +221,8 @@ local function dead_letter(k, ch, dl, channel, dlq, seq, rec, attempts, now, max
   local moved, exp, size = moved_record(rec, channel, attempts)
   if dlq ~= '' and dl ~= nil and ensure_channel(k, dlq, max_channels, now) then
     move_message(k, ch, dl, channel, dlq, seq, moved, exp, size, now)
-    redis.call('ZADD', k.timers, 'LT', exp, dlq)
-    announce(k, dlq)
+    redis.call('ZADD', k.timers, 'LT', cleanup_due(exp), dlq)
+    publish_now(k, dlq, now)
     return 'dead_lettered'
   end
   remove_message(k, ch, channel, seq, size)

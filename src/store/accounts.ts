@@ -1,7 +1,7 @@
 /** Accounts and their tokens. Token secrets never reach Redis: only their sha256. */
 import { AppError, forbidden, notFound } from '../errors';
 import type { StoreContext } from './context';
-import { accountKeyList, channelKeyList, systemKeys, webhooksKey } from './keys';
+import { accountKeyList, channelKeyList, duePartitionKeys, systemKeys, webhooksKey } from './keys';
 import { scriptFailure } from './storeErrors';
 import type { AccountRecord, AccountStore, AuthLookup, TokenRecord } from './types';
 
@@ -55,6 +55,7 @@ export function createAccountStore(ctx: StoreContext, authCacheMs = 0): AccountS
         throw mapAccountErrors(err, id);
       }
       await ctx.redis.sadd(systemKeys.accounts, id);
+      await ctx.replication.confirm(id);
       return (await get(id)) as AccountRecord;
     },
 
@@ -69,6 +70,7 @@ export function createAccountStore(ctx: StoreContext, authCacheMs = 0): AccountS
       } finally {
         forgetAuth(id);
       }
+      await ctx.replication.confirm(id);
       return (await get(id)) as AccountRecord;
     },
 
@@ -94,7 +96,8 @@ export function createAccountStore(ctx: StoreContext, authCacheMs = 0): AccountS
       await ctx.call('account_forget', accountKeyList(id), []);
       forgetAuth(id);
       await ctx.redis.srem(systemKeys.accounts, id);
-      await ctx.redis.zrem(systemKeys.due, id);
+      await ctx.redis.zrem(duePartitionKeys(ctx.duePartitionOf(id)).due, id);
+      await ctx.replication.confirm(id);
     },
 
     async createToken(account, token: TokenRecord, maxTokens) {
@@ -113,6 +116,7 @@ export function createAccountStore(ctx: StoreContext, authCacheMs = 0): AccountS
         }
         throw mapAccountErrors(err, account);
       }
+      await ctx.replication.confirm(account);
     },
 
     async listTokens(account) {
@@ -134,6 +138,7 @@ export function createAccountStore(ctx: StoreContext, authCacheMs = 0): AccountS
         }
         throw mapAccountErrors(err, account);
       }
+      await ctx.replication.confirm(account);
     },
 
     async lookupToken(account, tokenId): Promise<AuthLookup> {

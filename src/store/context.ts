@@ -1,13 +1,29 @@
 /**
  * What every store module shares: the script callers (timed and counted), the
- * global due index, and a small cache of each channel's dead-letter target
+ * partitioned due index, coalesced fan-out, and a small cache of each channel's dead-letter target
  * (scripts verify it, so a stale entry costs one retry, never a wrong move).
  */
+import type { Logger } from 'pino';
 import type { Metrics } from '../metrics';
-import { accountKeyList, accountOfAccountKey, channelKeyList, systemKeys } from './keys';
+import { FanoutFlusher } from './fanout';
+import { ReplicationGate, type DurabilityOptions } from './replication';
+import {
+  accountKeyList,
+  accountOfAccountKey,
+  channelKeyList,
+  duePartitionKeys,
+  duePartitionOf,
+} from './keys';
 import type { RedisClient } from './redis';
 import { VARIABLE_KEYS, type ScriptName, type Scripts } from './scripts';
 import { isUnavailable, rethrowStoreError, scriptFailure, unavailable } from './storeErrors';
+
+export interface StoreOptions {
+  durability?: DurabilityOptions;
+  fanoutWindowMs?: number;
+  duePartitions?: number;
+  logger?: Logger;
+}
 
 const DLQ_CACHE_MAX = 10_000;
 
@@ -16,6 +32,7 @@ const CHANGES_BACKLOG: ReadonlySet<ScriptName> = new Set<ScriptName>([
   'send',
   'pull',
   'ack',
+  'release',
   'sweep_channel',
   'redrive',
   'channel_configure',
@@ -38,13 +55,38 @@ export class StoreContext {
   private unreachable = false;
   private nextProbe = 0;
   private readonly unreachableListeners: (() => void)[] = [];
+  /** Publishes the new_message announcements that scripts left pending. */
+  readonly fanout: FanoutFlusher;
+  /** How many partitions the due index has. */
+  readonly duePartitions: number;
+  readonly logger: Logger | undefined;
+  /** Waits for replicas before a write is acknowledged (RELAY_DURABILITY=replicated). */
+  readonly replication: ReplicationGate;
+  /**
+   * Test hook: runs between a script that lowered an account's timers and the
+   * due-index update that follows, to stand for a pod dying in between.
+   */
+  beforeDueIndexUpdate: (() => Promise<void>) | null = null;
 
   constructor(
     readonly redis: RedisClient,
     private readonly scripts: Scripts,
     readonly metrics: Metrics,
+    options: StoreOptions = {},
   ) {
     redis.on('ready', () => (this.unreachable = false));
+    this.logger = options.logger;
+    this.duePartitions = options.duePartitions ?? 16;
+    this.fanout = new FanoutFlusher(this, options.fanoutWindowMs ?? 50, options.logger);
+    this.replication = new ReplicationGate(
+      redis,
+      options.durability ?? { mode: 'local', replicas: 1, timeoutMs: 1000 },
+    );
+  }
+
+  /** The due index partition that holds the account. */
+  duePartitionOf(account: string): number {
+    return duePartitionOf(account, this.duePartitions);
   }
 
   /** Called when Redis is found unreachable (e.g. long-poll waits answer then). */
@@ -98,10 +140,24 @@ export class StoreContext {
     for (const listener of this.unreachableListeners) listener();
   }
 
-  /** After a script lowered an account's earliest timer: make the global index follow. */
+  /**
+   * After a script lowered an account's earliest timer: make its partition of
+   * the due index follow. The timers (written by that script) are the truth; a
+   * failure here is repaired by the repair pass, so the client who was told the
+   * change is stored is never given an error for it.
+   */
   async lowerDue(account: string, dueMs: number | null): Promise<void> {
     if (dueMs === null || dueMs === undefined) return;
-    await this.call('lower_due_account', [systemKeys.due], [account, dueMs]);
+    try {
+      if (this.beforeDueIndexUpdate) await this.beforeDueIndexUpdate();
+      const keys = duePartitionKeys(this.duePartitionOf(account));
+      await this.call('lower_due_account', [keys.due], [account, dueMs]);
+    } catch (err) {
+      this.logger?.warn(
+        { err: String(err), account },
+        'due index not updated; the repair pass restores it',
+      );
+    }
   }
 
   /**

@@ -8,11 +8,18 @@
  *   'a'            the account was deleted
  * Events published while this pod's subscriber connection is down are lost, so
  * after it reconnects every listener is told `resubscribed`: treat every
- * channel as having new messages.
+ * channel as having new messages (and re-check tokens). The resubscription is
+ * batched (one SSUBSCRIBE per slot and batch), and the `resubscribed` events
+ * are spread over a short time so that clients do not all pull at once.
  */
 import type { Logger } from 'pino';
 import { accountKeys, accountOfEventsKey } from './keys';
-import type { RedisClient } from './redis';
+import { isCluster, type RedisClient } from './redis';
+import { keySlot } from './slots';
+
+const RESUBSCRIBE_BATCH = 200;
+/** How far the catch-up events after a resubscription are spread, at most. */
+export const RESUBSCRIBE_SPREAD_MS = 1000;
 
 export type AccountEvent =
   /** count: how many messages became available, when the publisher knew */
@@ -57,16 +64,57 @@ export class EventHub {
   }
 
   /**
-   * After a (re)connection: subscribe again (the client would too, but without
-   * telling us when), then tell every listener that it may have missed events.
+   * After a (re)connection: subscribe again (the client would too, but one
+   * account at a time and without telling us when), then tell every listener,
+   * each at a random moment within RESUBSCRIBE_SPREAD_MS, that it may have
+   * missed events.
    */
   private resubscribe(): void {
-    for (const account of this.listeners.keys()) {
-      Promise.resolve(this.subscriber.ssubscribe(accountKeys(account).events)).then(
-        () => this.deliver(account, { kind: 'resubscribed' }),
+    for (const batch of this.batches([...this.listeners.keys()])) {
+      const keys = batch.map((account) => accountKeys(account).events);
+      Promise.resolve(this.subscriber.ssubscribe(...keys)).then(
+        () => {
+          for (const account of batch) this.deliverSpread(account, { kind: 'resubscribed' });
+        },
         (err) =>
-          this.logger.warn({ err: String(err), account }, 'resubscribing to account events failed'),
+          this.logger.warn(
+            { err: String(err), accounts: batch.length },
+            'resubscribing to account events failed',
+          ),
       );
+    }
+  }
+
+  /** Accounts grouped so that each group is one SSUBSCRIBE (one slot on a cluster). */
+  private batches(accounts: string[]): string[][] {
+    const groups = new Map<number, string[]>();
+    const cluster = isCluster(this.subscriber);
+    for (const account of accounts) {
+      const slot = cluster ? keySlot(accountKeys(account).events) : 0;
+      const group = groups.get(slot) ?? [];
+      group.push(account);
+      groups.set(slot, group);
+    }
+    const out: string[][] = [];
+    for (const group of groups.values()) {
+      for (let i = 0; i < group.length; i += RESUBSCRIBE_BATCH) {
+        out.push(group.slice(i, i + RESUBSCRIBE_BATCH));
+      }
+    }
+    return out;
+  }
+
+  private deliverSpread(account: string, event: AccountEvent): void {
+    for (const listener of [...(this.listeners.get(account) ?? [])]) {
+      const timer = setTimeout(() => {
+        if (!this.listeners.get(account)?.has(listener)) return;
+        try {
+          listener(event);
+        } catch (err) {
+          this.logger.error({ err: String(err) }, 'event listener failed');
+        }
+      }, Math.random() * RESUBSCRIBE_SPREAD_MS);
+      timer.unref?.();
     }
   }
 

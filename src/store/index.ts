@@ -2,7 +2,7 @@
 import type { Metrics } from '../metrics';
 import { createAccountStore } from './accounts';
 import { createChannelStore } from './channels';
-import { StoreContext } from './context';
+import { StoreContext, type StoreOptions } from './context';
 import { createLimitStore } from './limits';
 import { createQueueStore } from './queue';
 import type { RedisClient } from './redis';
@@ -14,8 +14,9 @@ export function createStore(
   redis: RedisClient,
   metrics: Metrics,
   authCacheMs = 0,
+  options: StoreOptions = {},
 ): { store: Store; context: StoreContext } {
-  const context = new StoreContext(redis, defineScripts(redis), metrics);
+  const context = new StoreContext(redis, defineScripts(redis), metrics, options);
   const store: Store = {
     queue: createQueueStore(context),
     channels: createChannelStore(context),

@@ -66,8 +66,6 @@ export function channelKeyList(accountId: string, channelId: string): string[] {
 export const systemKeys = {
   /** set of every account id */
   accounts: `${PREFIX}:${SYSTEM_TAG}:accounts`,
-  /** zset account id -> the earliest time something is due in it */
-  due: `${PREFIX}:${SYSTEM_TAG}:due`,
   /** hash of the service-wide backlog totals (gauges_fold.lua) */
   gauges: `${PREFIX}:${SYSTEM_TAG}:gauges`,
   /** hash account id -> its snapshot last folded into the totals */
@@ -85,6 +83,44 @@ export const systemKeys = {
  */
 export function webhooksKey(accountId: string): string {
   return `${PREFIX}:{${accountId}}:webhooks`;
+}
+
+/**
+ * The sweeper's due index is split into partitions, each under its own hash
+ * tag (so on its own slot, spread over the cluster's masters). None of them
+ * is the truth: each account's timers are, and the repair pass rebuilds them.
+ */
+export interface DuePartitionKeys {
+  /** zset account id -> the earliest time something is due in it */
+  due: string;
+  /** string: id of the pod that sweeps this partition now (expires) */
+  owner: string;
+  /** zset pod id -> last time the pod asked for this partition */
+  pods: string;
+}
+
+export function duePartitionKeys(partition: number): DuePartitionKeys {
+  const base = `${PREFIX}:{~due${partition}}`;
+  return { due: `${base}:due`, owner: `${base}:owner`, pods: `${base}:pods` };
+}
+
+/** The partition of the due index that holds an account (FNV-1a of its id). */
+export function duePartitionOf(accountId: string, partitions: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < accountId.length; i++) {
+    hash ^= accountId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % partitions;
+}
+
+/** SCAN pattern of every account's timers key (the repair pass walks these). */
+export const TIMERS_KEY_PATTERN = `${PREFIX}:{*}:timers`;
+
+/** The account id of a timers key, or null. */
+export function accountOfTimersKey(key: string): string | null {
+  const match = /^rq:\{([^}~]+)\}:timers$/.exec(key);
+  return match ? match[1] : null;
 }
 
 /** A token's request counter for its own rate limit (expires with its window). */

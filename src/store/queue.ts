@@ -85,8 +85,8 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
           m.bodyJson,
         );
       }
-      args.push(storageCeiling(limits));
-      let reply: [string[], number | null];
+      args.push(ctx.fanout.windowMs, storageCeiling(limits));
+      let reply: [string[], number | null, number | null];
       try {
         reply = await ctx.call(
           'send',
@@ -96,10 +96,12 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
       } catch (err) {
         throw sendError(err, limits);
       }
-      const [ids, lowered] = reply;
+      const [ids, lowered, pendingMs] = reply;
       const stored = new Set(ids).size;
       ctx.metrics.count('sent', stored);
+      ctx.fanout.schedule(account, channel, pendingMs);
       await ctx.lowerDue(account, lowered);
+      await ctx.replication.confirm(account);
       return ids;
     },
 
@@ -153,6 +155,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
       ctx.metrics.count('acked', ackedCount);
       ctx.metrics.count('retried', retriedCount);
       await ctx.lowerDue(account, lowered);
+      await ctx.replication.confirm(account);
       return { ackedCount, retriedCount };
     },
 
@@ -163,6 +166,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
         [channel, visibilityTimeoutMs ?? '', ...leaseIds],
       );
       await ctx.lowerDue(account, lowered);
+      await ctx.replication.confirm(account);
       return extended;
     },
 

@@ -1,32 +1,53 @@
 /**
  * The due-time sweeper. Every pod runs one; they share the work through the
- * global due index (account -> earliest due time). Each tick claims the
- * accounts that are due (a claim moves the entry into the future, so no two
- * pods sweep one account at once), sweeps their due channels, and puts each
- * account back at its next due time. Work per tick follows what is due, not
- * how many accounts or messages exist.
+ * partitioned due index (account -> earliest due time, split over partitions
+ * on different slots). Each partition has one owner pod at a time (a short
+ * lease renewed on every claim), and a pod takes no more than its fair share
+ * of partitions, so sweeps per account do not grow with the number of pods.
+ * Each tick the pod claims the due accounts of the partitions it owns, sweeps
+ * their due channels, and puts each account back at its next due time. The
+ * other partitions it only checks once per lease, so that it notices a free
+ * one and the others learn that it exists.
  */
+import crypto from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PlanResolver } from '../plans';
 import type { StoreContext } from './context';
-import { accountKeyList, systemKeys } from './keys';
+import { accountKeyList, duePartitionKeys } from './keys';
 
 const CLAIM_MS = 10_000;
 const ACCOUNTS_PER_TICK = 50;
 const CHANNELS_PER_ACCOUNT = 100;
 const ITEMS_PER_CHANNEL = 1000;
+const MIN_LEASE_MS = 1000;
+
+type ClaimReply = [number, number, string[]];
 
 export class Sweeper {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = true;
+  readonly podId = crypto.randomBytes(8).toString('hex');
+  /** Partitions this pod owns now. */
+  private readonly owned = new Set<number>();
+  /** Local time until which another pod owns a partition (or this pod left it). */
+  private readonly heldElsewhereUntil: number[];
+  /** The latest count of pods each partition has seen. */
+  private readonly podsSeen: number[];
+  private readonly leaseMs: number;
+  /** Sweeps run by this pod, for the scale benchmark. */
+  sweeps = 0;
 
   constructor(
     private readonly ctx: StoreContext,
     private readonly plans: PlanResolver,
     private readonly logger: Logger,
     private readonly intervalMs: number,
-  ) {}
+  ) {
+    this.leaseMs = Math.max(MIN_LEASE_MS, intervalMs * 10);
+    this.heldElsewhereUntil = new Array<number>(ctx.duePartitions).fill(0);
+    this.podsSeen = new Array<number>(ctx.duePartitions).fill(1);
+  }
 
   start(): void {
     if (!this.stopped) return;
@@ -39,6 +60,15 @@ export class Sweeper {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
+    // Hand the partitions over at once rather than when the leases run out.
+    for (const partition of [...this.owned]) {
+      await this.claim(partition, 'leave').catch(() => undefined);
+    }
+  }
+
+  /** Whether this pod sweeps the partition now (the repair pass follows this). */
+  owns(partition: number): boolean {
+    return this.owned.has(partition);
   }
 
   private schedule(delay: number): void {
@@ -51,20 +81,50 @@ export class Sweeper {
     this.timer.unref?.();
   }
 
-  /** One pass over the due accounts. Returns true when more work is waiting. */
-  async tick(): Promise<boolean> {
-    const claimed = await this.ctx.call<string[]>(
-      'claim_due_accounts',
-      [systemKeys.due],
-      [CLAIM_MS, ACCOUNTS_PER_TICK],
-    );
-    for (let i = 0; i < claimed.length; i += 2) {
-      await this.sweepAccount(claimed[i], claimed[i + 1]);
-    }
-    return claimed.length / 2 >= ACCOUNTS_PER_TICK;
+  private fairShare(): number {
+    return Math.ceil(this.ctx.duePartitions / Math.max(1, ...this.podsSeen));
   }
 
-  private async sweepAccount(account: string, claim: string): Promise<void> {
+  /** One pass over the partitions. Returns true when more work is waiting. */
+  async tick(): Promise<boolean> {
+    let busy = false;
+    const partitions = this.ctx.duePartitions;
+    const offset = Math.floor(Math.random() * partitions);
+    for (let i = 0; i < partitions && !this.stopped; i++) {
+      const partition = (offset + i) % partitions;
+      if (!this.owned.has(partition) && Date.now() < this.heldElsewhereUntil[partition]) continue;
+      const leave = this.owned.has(partition) && this.owned.size > this.fairShare();
+      const mode = leave || (!this.owned.has(partition) && this.owned.size >= this.fairShare());
+      const claimed = await this.claim(partition, mode ? 'leave' : 'take');
+      for (let j = 0; j < claimed.length; j += 2) {
+        await this.sweepAccount(partition, claimed[j], claimed[j + 1]);
+      }
+      if (claimed.length / 2 >= ACCOUNTS_PER_TICK) busy = true;
+    }
+    return busy;
+  }
+
+  private async claim(partition: number, mode: 'take' | 'leave'): Promise<string[]> {
+    const keys = duePartitionKeys(partition);
+    const [heldMs, pods, claimed] = await this.ctx.call<ClaimReply>(
+      'claim_due_accounts',
+      [keys.due, keys.owner, keys.pods],
+      [CLAIM_MS, ACCOUNTS_PER_TICK, this.podId, this.leaseMs, mode],
+    );
+    this.podsSeen[partition] = Number(pods);
+    if (Number(heldMs) === 0) {
+      this.owned.add(partition);
+    } else {
+      this.owned.delete(partition);
+      // Look again when the owner's lease ends, or after a lease when this pod left it.
+      this.heldElsewhereUntil[partition] =
+        Date.now() + (Number(heldMs) > 0 ? Number(heldMs) : this.leaseMs);
+    }
+    return claimed;
+  }
+
+  private async sweepAccount(partition: number, account: string, claim: string): Promise<void> {
+    this.sweeps++;
     const accountRecord = await this.ctx.call<[string] | null>(
       'account_get',
       accountKeyList(account),
@@ -77,23 +137,27 @@ export class Sweeper {
     let nextDue: number | null = null;
     for (let i = 0; i < due.length; i += 2) {
       const channel = due[i];
-      const [accountNext, requeued, deadLettered, discarded, expired] =
+      const [accountNext, requeued, deadLettered, discarded, expired, pendingMs] =
         await this.ctx.withDeadLetterKeys(account, channel, (keys, dlq) =>
-          this.ctx.call<[number | null, number, number, number, number]>('sweep_channel', keys, [
-            channel,
-            dlq,
-            limits.max_channels,
-            ITEMS_PER_CHANNEL,
-          ]),
+          this.ctx.call<[number | null, number, number, number, number, number | null]>(
+            'sweep_channel',
+            keys,
+            [channel, dlq, limits.max_channels, ITEMS_PER_CHANNEL, this.ctx.fanout.windowMs],
+          ),
         );
       nextDue = accountNext;
+      this.ctx.fanout.schedule(account, channel, pendingMs);
       this.ctx.metrics.count('requeued', requeued);
       this.ctx.metrics.count('dead_lettered', deadLettered);
       this.ctx.metrics.count('discarded', discarded);
       this.ctx.metrics.count('expired', expired);
     }
     if (due.length === 0) nextDue = await this.earliestTimer(account);
-    await this.ctx.call('release_due_account', [systemKeys.due], [account, claim, nextDue ?? '']);
+    await this.ctx.call(
+      'release_due_account',
+      [duePartitionKeys(partition).due],
+      [account, claim, nextDue ?? ''],
+    );
     // A sender may have added a timer after the sweep read the account; look once more.
     const earliest = await this.earliestTimer(account);
     if (earliest !== null) await this.ctx.lowerDue(account, earliest);

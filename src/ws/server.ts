@@ -3,8 +3,10 @@
  * told `subscribed`, then `new_message` whenever messages become available on
  * one of its channels, on this pod or any other (Redis sharded pub/sub via the
  * EventHub: one Redis subscription per account, not per socket). Liveness by
- * ping/pong; revoked or expired tokens closed with 1008; a client that does not
- * read is closed with 1013 before its buffer grows without bound.
+ * ping/pong; revoked or expired tokens closed with 1008 (pushed: the revocation
+ * event, a timer at the expiry; a slow safety check per token, and one for an
+ * account's tokens after its event subscription was lost and made again); a
+ * client that does not read is closed with 1013 before its buffer grows without bound.
  */
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -23,7 +25,8 @@ import {
 
 const MAX_BUFFERED_BYTES = 1 << 20;
 const MAX_CLIENT_FRAMES_PER_SECOND = 50;
-const TOKEN_RECHECK_MS = 4_000;
+/** Rechecks after a resubscription wait this long to gather the spread events into one batch. */
+const RESUBSCRIBED_RECHECK_DELAY_MS = 250;
 
 interface Client {
   ws: WebSocket;
@@ -41,6 +44,8 @@ export interface WebSocketHub {
   /** Closes every connection with the given code (1001 on shutdown). */
   closeAll(code: number, reason: string): void;
   clientCount(): number;
+  /** Token lookups made for open connections (not connects), for the scale benchmark. */
+  tokenChecks(): number;
 }
 
 export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocketHub {
@@ -75,10 +80,12 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
         send(client, JSON.stringify({ type: 'new_message', channelId: event.channel }));
       }
     } else if (event.kind === 'resubscribed') {
-      // Events may have been missed while this pod's subscription was down.
+      // Events may have been missed while this pod's subscription was down,
+      // a revocation among them.
       for (const channel of client.channels) {
         send(client, JSON.stringify({ type: 'new_message', channelId: channel }));
       }
+      recheckSoon(client.accountId);
     } else if (event.kind === 'token_revoked') {
       if (event.tokenId === client.tokenId) close(client, 1008, 'token revoked');
     } else if (event.kind === 'account_deleted') {
@@ -199,39 +206,61 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
   }, config.wsPingIntervalMs);
   heartbeat.unref();
 
-  // A safety net behind the revocation events: recheck each token now and then.
-  const recheck = setInterval(() => {
+  let checks = 0;
+  /** Looks each distinct token of the given clients up once; closes the revoked and expired. */
+  const recheck = (group: Iterable<Client>) => {
     const byToken = new Map<string, Client[]>();
-    for (const c of clients) {
+    for (const c of group) {
       const key = `${c.accountId}\u0000${c.tokenId}`;
       byToken.set(key, [...(byToken.get(key) ?? []), c]);
     }
-    for (const [key, group] of byToken) {
+    for (const [key, tokenClients] of byToken) {
       const [accountId, tokenId] = key.split('\u0000');
+      checks++;
       relay.store.accounts
         .lookupToken(accountId, tokenId)
         .then(({ token, plan }) => {
           const expired = token?.expires_ms != null && token.expires_ms <= Date.now();
           if (!token || plan === null || expired) {
-            for (const c of group) close(c, 1008, expired ? 'token expired' : 'token revoked');
+            for (const c of tokenClients)
+              close(c, 1008, expired ? 'token expired' : 'token revoked');
           }
         })
         .catch(() => undefined);
     }
-  }, TOKEN_RECHECK_MS);
-  recheck.unref();
+  };
 
-  server.on('close', () => {
+  const resubscribedAccounts = new Set<string>();
+  let resubscribedTimer: NodeJS.Timeout | null = null;
+  const recheckSoon = (accountId: string) => {
+    resubscribedAccounts.add(accountId);
+    if (resubscribedTimer) return;
+    resubscribedTimer = setTimeout(() => {
+      resubscribedTimer = null;
+      const accounts = new Set(resubscribedAccounts);
+      resubscribedAccounts.clear();
+      recheck([...clients].filter((c) => accounts.has(c.accountId)));
+    }, RESUBSCRIBED_RECHECK_DELAY_MS);
+    resubscribedTimer.unref();
+  };
+
+  // The slow safety net behind the pushed revocations and expiry timers.
+  const safetyCheck = setInterval(() => recheck(clients), config.wsTokenRecheckMs);
+  safetyCheck.unref();
+
+  const stopTimers = () => {
     clearInterval(heartbeat);
-    clearInterval(recheck);
-  });
+    clearInterval(safetyCheck);
+    if (resubscribedTimer) clearTimeout(resubscribedTimer);
+  };
+  server.on('close', stopTimers);
 
   return {
     closeAll(code, reason) {
-      clearInterval(heartbeat);
-      clearInterval(recheck);
+      stopTimers();
       for (const client of clients) close(client, code, reason);
     },
     clientCount: () => clients.size,
+    tokenChecks: () => checks,
   };
 }

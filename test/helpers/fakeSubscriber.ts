@@ -7,8 +7,8 @@ import type { RedisClient } from '../../src/store/redis';
 export class FakeSubscriber extends EventEmitter {
   calls: string[] = [];
   failNext: Error | null = null;
-  async ssubscribe(key: string): Promise<number> {
-    this.calls.push(`ssubscribe ${key}`);
+  async ssubscribe(...keys: string[]): Promise<number> {
+    this.calls.push(`ssubscribe ${keys.join(' ')}`);
     await Promise.resolve();
     if (this.failNext) {
       const err = this.failNext;

@@ -4,7 +4,7 @@
  * (never a silent `subscribed` that would miss events) and retried next time;
  * a reconnection tells every listener that events may have been missed.
  */
-import { parseEvent, type AccountEvent } from '../../src/store/events';
+import { parseEvent, RESUBSCRIBE_SPREAD_MS, type AccountEvent } from '../../src/store/events';
 import { fakeHub as hub } from '../helpers/fakeSubscriber';
 
 test('parseEvent reads the payloads the scripts publish', () => {
@@ -57,7 +57,7 @@ test('a subscription that fails rejects every waiting listener, and the next one
   off();
 });
 
-test('after a reconnection every listener is told resubscribed, once the subscription is back', async () => {
+test('after a reconnection the accounts are resubscribed in one command, and every listener is told so within the spread', async () => {
   const { fake, events } = hub();
   const got: [string, AccountEvent][] = [];
   const offA = await events.subscribe('acme', (e) => got.push(['acme', e]));
@@ -66,8 +66,9 @@ test('after a reconnection every listener is told resubscribed, once the subscri
   fake.emit('ready');
   expect(got).toEqual([]);
   await new Promise((r) => setImmediate(r));
-  expect(fake.calls.sort()).toEqual(['ssubscribe rq:{acme}:events', 'ssubscribe rq:{beta}:events']);
-  expect(got).toEqual([
+  expect(fake.calls).toEqual(['ssubscribe rq:{acme}:events rq:{beta}:events']);
+  await new Promise((r) => setTimeout(r, RESUBSCRIBE_SPREAD_MS + 50));
+  expect(got.sort()).toEqual([
     ['acme', { kind: 'resubscribed' }],
     ['beta', { kind: 'resubscribed' }],
   ]);

@@ -11,6 +11,7 @@ import {
   type TestApp,
 } from '../../helpers/app';
 import { startRedis, type TestRedis } from '../../helpers/redis';
+import { duePartitionKeys } from '../../../src/store/keys';
 
 let redis: TestRedis;
 let a: TestApp;
@@ -174,7 +175,8 @@ describe('accounts', () => {
     );
     // (through the app's client, which follows the cluster's slots)
     expect(await a.redis.sismember('rq:{~sys}:accounts', 'acme')).toBe(0);
-    expect(await a.redis.zscore('rq:{~sys}:due', 'acme')).toBeNull();
+    const due = duePartitionKeys(a.relay.context.duePartitionOf('acme')).due;
+    expect(await a.redis.zscore(due, 'acme')).toBeNull();
     // Nothing comes back later (sweepers), and other accounts are untouched.
     await new Promise((r) => setTimeout(r, 300));
     expect(await redis.keys('rq:\\{acme\\}:*')).toEqual([]);

@@ -94,7 +94,10 @@ async function snapshot(): Promise<Map<string, string>> {
       let value = values[i][1];
       if (Array.isArray(value) && types[i][1] === 'set') value = [...value].sort();
       if (value && typeof value === 'object' && !Array.isArray(value)) {
-        value = Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)));
+        // 'n:<channel>' fields record coalesced announcements, which an earlier
+        // accepted send's window end may publish at any moment
+        const entries = Object.entries(value).filter(([field]) => !field.startsWith('n:'));
+        value = Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : 1)));
       }
       out.set(key, `${types[i][1]} ${JSON.stringify(value)}`);
     });

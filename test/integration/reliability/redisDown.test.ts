@@ -184,6 +184,7 @@ test('a stopped Redis: 503 at once, WebSockets stay open; after restart everythi
   // The sweeper works again: an expired lease is re-queued and announced without any send.
   await app.http.post(`${base}/pull`).set('Authorization', auth).send({ batch_size: 100 });
   const sent = await app.http.post(base).set('Authorization', auth).send({ body: 'lease' });
+  const leasedAt = Date.now();
   const leased = await app.http
     .post(`${base}/pull`)
     .set('Authorization', auth)
@@ -193,7 +194,12 @@ test('a stopped Redis: 503 at once, WebSockets stay open; after restart everythi
   ]);
   await new Promise((r) => setTimeout(r, 300)); // let the send's own event arrive first
   socket.events.length = 0;
-  await socket.waitFor((e) => e.type === 'new_message', 4000);
+  // (the lease's end, not a late catch-up event from the resubscription, which are spread)
+  const arrivals: number[] = [];
+  socket.ws.on('message', (data) => {
+    if (String(data).includes('new_message')) arrivals.push(Date.now());
+  });
+  await eventually(() => arrivals.some((at) => at >= leasedAt + 950), 4000, 25);
   const again = await app.http.post(`${base}/pull`).set('Authorization', auth).send({});
   expect(
     again.body.result.messages.map((m: { id: string; attempts: number }) => [m.id, m.attempts]),

@@ -23,7 +23,8 @@ let app: ListeningApp;
 
 beforeAll(async () => {
   redis = await startRedis();
-  app = await startListeningApp(redis);
+  // the safety check of open sockets' tokens, 60 s by default, shortened here
+  app = await startListeningApp(redis, { RELAY_WS_TOKEN_RECHECK_MS: '2000' });
 });
 afterEach(async () => {
   await closeClients();
@@ -36,6 +37,7 @@ afterAll(async () => {
 });
 
 const path = '/v1/relay/channels/orders/messages/subscribe';
+const onSingleRedis = process.env.RELAYQ_TEST_TOPOLOGY === 'cluster' ? test.skip : test;
 
 /** Connections the pod has closed with this code (relayq_websocket_closed_total). */
 async function closedWith(pod: ListeningApp, code: string): Promise<number> {
@@ -71,7 +73,7 @@ describe('credentials', () => {
     await other.waitFor(newMessage('orders'));
   });
 
-  test('a token removed without its revocation event is still caught by the periodic recheck within 5 s', async () => {
+  test('a token removed without its revocation event is still caught by the safety check', async () => {
     const { auth, tokenId } = await accountWithToken(app, 'acme');
     const sub = await subscribe(app, path, auth);
     const at = Date.now();
@@ -79,8 +81,30 @@ describe('credentials', () => {
     await app.redis.hdel('rq:{acme}:tokens', tokenId);
     const closed = await sub.closed;
     expect([closed.code, closed.reason]).toEqual([1008, 'token revoked']);
-    expect(closed.at - at).toBeLessThan(5500);
+    expect(closed.at - at).toBeLessThan(3500);
   });
+
+  // On a cluster the client's per-shard subscribers reconnect without a 'ready'
+  // event the hub could see (docs/api/websocket.md), so this runs on one Redis.
+  onSingleRedis(
+    'a revocation missed while the event subscription was down is caught when it is back',
+    async () => {
+      const slow = await startListeningApp(redis, { RELAY_WS_TOKEN_RECHECK_MS: '3600000' });
+      try {
+        const { auth, tokenId } = await accountWithToken(slow, 'acme');
+        const sub = await subscribe(slow, path, auth);
+        await app.redis.hdel('rq:{acme}:tokens', tokenId);
+        const checksBefore = slow.ws.tokenChecks();
+        // drop the pods' subscriber connections: they reconnect and resubscribe
+        await redis.eachMaster((node) => node.client('KILL', 'TYPE', 'pubsub'));
+        const closed = await sub.closed;
+        expect([closed.code, closed.reason]).toEqual([1008, 'token revoked']);
+        expect(slow.ws.tokenChecks()).toBe(checksBefore + 1);
+      } finally {
+        await slow.close();
+      }
+    },
+  );
 
   test('a token that expires closes its connections with 1008 at its expiry', async () => {
     const issuedAt = Date.now();

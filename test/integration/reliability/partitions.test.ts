@@ -1,0 +1,39 @@
+/**
+ * Pods share the due index's partitions: each partition has one owner, and
+ * two pods end up with half each, so a due account is swept by one pod.
+ */
+import { eventually, startApp, type TestApp } from '../../helpers/app';
+import { startRedis, type TestRedis } from '../../helpers/redis';
+import { duePartitionKeys } from '../../../src/store/keys';
+
+let redis: TestRedis;
+const pods: TestApp[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  for (let i = 0; i < 2; i++) pods.push(await startApp(redis, { RELAY_SWEEP_PARTITIONS: '8' }));
+});
+afterAll(async () => {
+  for (const pod of pods) await pod.close();
+  await redis?.stop();
+});
+
+async function owners(): Promise<(string | null)[]> {
+  const out: (string | null)[] = [];
+  for (let p = 0; p < 8; p++) out.push(await pods[0].redis.get(duePartitionKeys(p).owner));
+  return out;
+}
+
+test('two pods own four of eight partitions each, and a stopped pod hands its share over', async () => {
+  const [a, b] = pods.map((pod) => pod.relay.sweeper.podId);
+  await eventually(
+    async () => {
+      const now = await owners();
+      return now.filter((o) => o === a).length === 4 && now.filter((o) => o === b).length === 4;
+    },
+    15_000,
+    100,
+  );
+  await pods[1].relay.sweeper.stop();
+  await eventually(async () => (await owners()).every((o) => o === a), 15_000, 100);
+}, 40_000);
