@@ -301,7 +301,10 @@ test('SIGTERM in the embedded mode: redis-server stops cleanly, exit 0, and the 
   try {
     const embedded = { RELAY_DATA_DIR: dataDir };
     const first = await startProcess(3000, embedded);
-    const token = fs.readFileSync(path.join(dataDir, 'local-token'), 'utf8').trim();
+    // the quick start writes its credentials right after the server is listening
+    const tokenFile = path.join(dataDir, 'local-token');
+    await eventually(async () => fs.existsSync(tokenFile), 10_000);
+    const token = fs.readFileSync(tokenFile, 'utf8').trim();
     const auth = { Authorization: `Bearer ${token}` };
     const sent = await call(
       first.port,
