@@ -1,6 +1,6 @@
 --[[
-channel_delete: delete a channel, its messages, configuration and dedup
-history; its slot in the plan's channel limit is freed. Channels that had it
+channel_delete: delete a channel, its messages, configuration, dedup
+history and fan-out state; its slot in the plan's channel limit is freed. Channels that had it
 as their dead-letter channel lose that setting (so that their last deliveries
 are discarded instead of bringing the deleted channel back); this walks the
 account's channels, at most the plan's channel limit.
@@ -18,6 +18,7 @@ end
 local count = drop_messages(k, ch, ARGV[1])
 redis.call('UNLINK', ch.d, ch.dx)
 redis.call('HDEL', k.channels, ARGV[1])
+redis.call('HDEL', k.account, 'n:' .. ARGV[1])
 redis.call('ZREM', k.timers, ARGV[1])
 local configs = redis.call('HGETALL', k.channels)
 for i = 1, #configs, 2 do
