@@ -23,6 +23,7 @@ import {
 import { CACHED, writeReport, type BenchResults, type RunResult } from './report';
 import { round } from './stats';
 import { bullmq, natsJetStream, RawLua, rawLua, relayq, rsmq, type QueueSystem } from './systems';
+import { runScale } from './scale';
 import { fill, probe, usedMemory, w1, w2, w3, w4, writeProbe, type RelayTarget } from './workloads';
 
 interface Settings {
@@ -294,6 +295,11 @@ async function main(): Promise<void> {
   const s = parseArgs(process.argv.slice(2));
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
   log(`starting: ${command}`);
+  if (s.only?.length === 1 && s.only[0] === 'scale') {
+    // the scale-out workload alone (issue 20): its own cluster and pods
+    log(`scale results: ${await runScale(s.quick)}`);
+    return;
+  }
   const hardStop = setTimeout(
     () => {
       console.error('benchmark took too long; stopping');
@@ -349,6 +355,7 @@ async function main(): Promise<void> {
   };
   const file = writeReport(results);
   log(`results: ${file}`);
+  if (s.only === null && !s.quick) log(`scale results: ${await runScale(false)}`);
 }
 
 main().then(

@@ -1,11 +1,11 @@
 --[[
-channel_delete: delete a channel, its messages, configuration, dedup history
-and webhook endpoints (their URLs are refused from now on; this walks the
-account's webhooks, at most 100); its slot in the plan's channel limit is
-freed. Channels that had it as their dead-letter channel lose that setting (so
-that their last deliveries are discarded instead of bringing the deleted
-channel back); this walks the account's channels, at most the plan's channel
-limit.
+channel_delete: delete a channel, its messages, configuration, dedup history,
+fan-out state and webhook endpoints (their URLs are refused from now on; this
+walks the account's webhooks, at most 100); its slot in the plan's channel
+limit is freed. Channels that had it as their dead-letter channel lose that
+setting (so that their last deliveries are discarded instead of bringing the
+deleted channel back); this walks the account's channels, at most the plan's
+channel limit.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys of the channel
 KEYS[13]    the account's webhooks hash                                 (rq:{a}:webhooks)
@@ -21,6 +21,7 @@ end
 local count = drop_messages(k, ch, ARGV[1])
 redis.call('UNLINK', ch.d, ch.dx)
 redis.call('HDEL', k.channels, ARGV[1])
+redis.call('HDEL', k.account, 'n:' .. ARGV[1])
 redis.call('ZREM', k.timers, ARGV[1])
 local hooks = redis.call('HGETALL', KEYS[13])
 for i = 1, #hooks, 2 do

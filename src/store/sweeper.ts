@@ -32,6 +32,8 @@ export class Sweeper {
   private readonly owned = new Set<number>();
   /** Local time until which another pod owns a partition (or this pod left it). */
   private readonly heldElsewhereUntil: number[];
+  /** Partitions found without an owner on their last look. */
+  private readonly seenFree = new Set<number>();
   /** The latest count of pods each partition has seen. */
   private readonly podsSeen: number[];
   private readonly leaseMs: number;
@@ -55,11 +57,13 @@ export class Sweeper {
     this.schedule(0);
   }
 
-  async stop(): Promise<void> {
+  /** Stops; handOver false leaves the partitions to expire, as a crashed pod does (tests). */
+  async stop(handOver = true): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
+    if (!handOver) return;
     // Hand the partitions over at once rather than when the leases run out.
     for (const partition of [...this.owned]) {
       await this.claim(partition, 'leave').catch(() => undefined);
@@ -93,9 +97,14 @@ export class Sweeper {
     for (let i = 0; i < partitions && !this.stopped; i++) {
       const partition = (offset + i) % partitions;
       if (!this.owned.has(partition) && Date.now() < this.heldElsewhereUntil[partition]) continue;
-      const leave = this.owned.has(partition) && this.owned.size > this.fairShare();
-      const mode = leave || (!this.owned.has(partition) && this.owned.size >= this.fairShare());
-      const claimed = await this.claim(partition, mode ? 'leave' : 'take');
+      const owns = this.owned.has(partition);
+      const fair = this.fairShare();
+      // A partition seen without an owner is taken even beyond the fair share
+      // (someone must sweep it now; the excess is handed over on a later tick).
+      const take = owns
+        ? this.owned.size <= fair
+        : this.owned.size < fair || this.seenFree.has(partition);
+      const claimed = await this.claim(partition, take ? 'take' : 'leave');
       for (let j = 0; j < claimed.length; j += 2) {
         await this.sweepAccount(partition, claimed[j], claimed[j + 1]);
       }
@@ -112,8 +121,14 @@ export class Sweeper {
       [CLAIM_MS, ACCOUNTS_PER_TICK, this.podId, this.leaseMs, mode],
     );
     this.podsSeen[partition] = Number(pods);
+    const wasOwned = this.owned.has(partition);
+    this.seenFree.delete(partition);
     if (Number(heldMs) === 0) {
       this.owned.add(partition);
+    } else if (Number(heldMs) < 0 && !wasOwned) {
+      // nobody owns it (its owner died or left): take it on the next tick
+      this.seenFree.add(partition);
+      this.heldElsewhereUntil[partition] = 0;
     } else {
       this.owned.delete(partition);
       // Look again when the owner's lease ends, or after a lease when this pod left it.

@@ -1,6 +1,7 @@
 /**
  * Pods share the due index's partitions: each partition has one owner, and
- * two pods end up with half each, so a due account is swept by one pod.
+ * two pods end up with half each, so a due account is swept by one pod; the
+ * partitions of a pod that stops or dies are taken over.
  */
 import { eventually, startApp, type TestApp } from '../../helpers/app';
 import { startRedis, type TestRedis } from '../../helpers/redis';
@@ -11,7 +12,7 @@ const pods: TestApp[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
-  for (let i = 0; i < 2; i++) pods.push(await startApp(redis, { RELAY_SWEEP_PARTITIONS: '8' }));
+  for (let i = 0; i < 3; i++) pods.push(await startApp(redis, { RELAY_SWEEP_PARTITIONS: '8' }));
 });
 afterAll(async () => {
   for (const pod of pods) await pod.close();
@@ -25,6 +26,7 @@ async function owners(): Promise<(string | null)[]> {
 }
 
 test('two pods own four of eight partitions each, and a stopped pod hands its share over', async () => {
+  await pods[2].relay.sweeper.stop();
   const [a, b] = pods.map((pod) => pod.relay.sweeper.podId);
   await eventually(
     async () => {
@@ -35,5 +37,13 @@ test('two pods own four of eight partitions each, and a stopped pod hands its sh
     100,
   );
   await pods[1].relay.sweeper.stop();
+  await eventually(async () => (await owners()).every((o) => o === a), 15_000, 100);
+}, 40_000);
+
+test('the partitions of a pod that died (its leases left to expire) are taken over', async () => {
+  pods[2].relay.sweeper.start();
+  const [a, , c] = pods.map((pod) => pod.relay.sweeper.podId);
+  await eventually(async () => (await owners()).some((o) => o === c), 15_000, 100);
+  await pods[2].relay.sweeper.stop(false);
   await eventually(async () => (await owners()).every((o) => o === a), 15_000, 100);
 }, 40_000);

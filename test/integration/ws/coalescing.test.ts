@@ -131,3 +131,12 @@ test('a delayed message is announced once when its delay ends', async () => {
   await sleep(1500);
   expect(countEvents(sub.events, newMessage('orders'))).toBe(1);
 });
+
+test('deleting a channel forgets its fan-out state', async () => {
+  const { auth } = await accountWithToken(pod, 'acme');
+  await send(pod, auth, 'orders');
+  expect(await pod.redis.hexists('rq:{acme}:account', 'n:orders')).toBe(1);
+  const res = await pod.http.delete('/v1/relay/channels/orders').set('Authorization', auth);
+  expect(res.status).toBe(200);
+  expect(await pod.redis.hexists('rq:{acme}:account', 'n:orders')).toBe(0);
+});
