@@ -18,6 +18,7 @@ import { messagesRouter } from './http/messages';
 import { RateLimiter } from './http/rateLimit';
 import { requestLog } from './http/requestLog';
 import { sessionRouter } from './http/session';
+import { whoamiRouter } from './http/whoami';
 import { Metrics } from './metrics';
 import { PlanResolver } from './plans';
 import { EventHub } from './store/events';
@@ -91,6 +92,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   });
   app.use(messagesRouter(deps));
   app.use(channelsRouter(deps));
+  app.use(whoamiRouter(deps));
   app.use(accountRouter(deps));
   app.use(sessionRouter(deps));
   app.use(dashboardRouter());

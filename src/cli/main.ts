@@ -1,14 +1,9 @@
 #!/usr/bin/env node
-/** The relayq command line: `relayq serve`, and the operator and client commands. */
-import { Command } from 'commander';
+/** The relayq command line: `relayq serve`, the operator commands, and the client commands. */
+import { newProgram, registerClientCommands, runProgram } from '@relayq/client/cli';
 import { registerAdminCommands } from './admin';
-import { registerClientCommands } from './client';
 
-const program = new Command();
-program
-  .name('relayq')
-  .description('relayq: a self-hostable message relay queue')
-  .showHelpAfterError();
+const program = newProgram('relayq', 'relayq: a self-hostable message relay queue');
 
 program
   .command('serve')
@@ -19,7 +14,4 @@ program
 registerAdminCommands(program);
 registerClientCommands(program);
 
-program.parseAsync(process.argv).catch((err) => {
-  process.stderr.write(`relayq: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+void runProgram(program);
