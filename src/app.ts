@@ -20,6 +20,7 @@ import { requestLog } from './http/requestLog';
 import { sessionRouter } from './http/session';
 import { whoamiRouter } from './http/whoami';
 import { Metrics } from './metrics';
+import { openapiRouter } from './openapi/route';
 import { PlanResolver } from './plans';
 import { EventHub } from './store/events';
 import { createStore } from './store/index';
@@ -83,6 +84,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   app.set('query parser', 'simple');
   app.use(requestLog(logger, metrics));
   app.use(healthRouter(deps));
+  app.use(openapiRouter());
   app.use(rawBody);
   // a dashboard session's cookie stands in for the Authorization header on the API
   app.use('/v1', (req, _res, next) => {
