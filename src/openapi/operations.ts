@@ -132,7 +132,7 @@ export const OPERATIONS: Operation[] = [
     access: 'bearer',
     request: { type: 'object', maxProperties: 0 },
     result: RESULTS.purge,
-    errors: [],
+    errors: [404],
     example: { request: {}, result: { purged_count: 3 } },
   },
   {
@@ -218,7 +218,7 @@ export const OPERATIONS: Operation[] = [
     summary: 'Delete a channel: its messages and settings',
     access: 'bearer',
     result: RESULTS.channelDelete,
-    errors: [],
+    errors: [404],
     example: { result: { deleted_count: 3 } },
   },
   {

@@ -71,7 +71,8 @@ function check(method: string, path: string, status: number, type: string, body:
     if (status !== 404 && status !== 400) return void problems.push(`${where}: undocumented path`);
     ref = ERROR_ENVELOPE;
   } else if (!route.methods[method]) {
-    if (status !== 405 && status !== 404)
+    // 405 (with Allow); 400 when the path itself is not valid percent-encoding
+    if (![400, 404, 405].includes(status))
       return void problems.push(`${where}: undocumented method of ${route.template}`);
     ref = ERROR_ENVELOPE;
   } else {
