@@ -209,3 +209,26 @@ test('subscribe: a refused upgrade is a RelayError, and it keeps retrying', asyn
     'invalid token',
   ]);
 });
+
+test('in a page (global WebSocket, no headers) the token travels as a subprotocol the relay accepts', async () => {
+  const page = globalThis as { window?: unknown; WebSocket?: unknown };
+  const saved = { window: page.window, WebSocket: page.WebSocket };
+  // the ws package stands in for a browser's WebSocket: same constructor and events
+  page.window = {};
+  page.WebSocket = (await import('ws')).default;
+  const seen: string[] = [];
+  const sub = client.subscribe('orders');
+  sub.on('connected', () => seen.push('connected'));
+  sub.on('new_message', (channel: string) => seen.push(`new_message ${channel}`));
+  try {
+    sub.open();
+    await eventually(() => seen.length === 1);
+    await client.send('orders', { body: 1 });
+    await eventually(() => seen.length === 2);
+    expect(seen).toEqual(['connected', 'new_message orders']);
+  } finally {
+    await sub.close();
+    page.window = saved.window;
+    page.WebSocket = saved.WebSocket;
+  }
+});
