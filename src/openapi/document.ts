@@ -65,9 +65,10 @@ const envelopeOf = (result: object) => ({
 });
 
 function operationObject(op: Operation): object {
-  const params = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+  const params: object[] = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     $ref: `#/components/parameters/${name}`,
   }));
+  for (const q of op.query ?? []) params.push({ in: 'query', ...q });
   const responses: Record<string, object> = {};
   if (op.result === null) {
     responses['101'] = { description: 'Switching Protocols: the WebSocket is open' };

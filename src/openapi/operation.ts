@@ -18,6 +18,8 @@ export interface Operation {
   summary: string;
   description?: string;
   access: Access;
+  /** Query parameters (path parameters come from the path's `{name}`s). */
+  query?: { name: string; required: boolean; description: string; schema: object }[];
   /** The request body's JSON Schema: the very object the server validates with. */
   request?: object;
   /** The schema of the envelope's `result` on success (HTTP 200); null for a WebSocket upgrade. */

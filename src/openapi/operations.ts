@@ -170,6 +170,14 @@ export const OPERATIONS: Operation[] = [
     summary: 'WebSocket subscription to several channels (?channels=a,b)',
     description: 'As subscribeChannel, for up to 100 channels. Without an upgrade: 404.',
     access: 'bearer',
+    query: [
+      {
+        name: 'channels',
+        required: true,
+        description: 'the channel ids, comma-separated (1 to 100)',
+        schema: { type: 'string', minLength: 1 },
+      },
+    ],
     result: null,
     errors: [404],
     example: {},
