@@ -5,8 +5,9 @@
  *
  *   RELAY_URL=http://localhost:8080 RELAY_TOKEN=rq_... npx ts-node examples/desktop-consumer.ts orders alerts
  *
- * (or compile with `npx tsc -p tsconfig.json` and run the .js under dist/examples/).
- * In an app installed from npm, import from 'relayq/client' instead.
+ * (`npm run build` first: @relayq/client resolves to the built packages/client; or compile
+ * with `npx tsc -p tsconfig.json` and run the .js under dist/examples/).
+ * An app imports it the same way after `npm install @relayq/client`.
  */
 import { RelayClient, RelayError, type PulledMessage } from '@relayq/client';
 

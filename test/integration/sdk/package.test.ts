@@ -6,7 +6,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { accountWithToken, startListeningApp, type ListeningApp } from '../../helpers/app';
@@ -48,6 +48,16 @@ test('npm pack, install into an empty project, use it against a relay', async ()
   expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
   expect(files.every((f) => /^(dist\/|LICENSE$|README\.md$|package\.json$)/.test(f))).toBe(true);
   expect(files.some((f) => f.startsWith('src/'))).toBe(false);
+
+  // pages load the ES modules as they are: no node: module, ws only through a dynamic import
+  const esm = files.filter((f) => f.startsWith('dist/esm/') && f.endsWith('.js'));
+  expect(esm.length).toBeGreaterThan(8);
+  const packageDir = path.join(ROOT, 'packages/client');
+  for (const file of esm) {
+    const code = readFileSync(path.join(packageDir, file), 'utf8');
+    expect([file, /from ['"]node:|require\(/.test(code)]).toEqual([file, false]);
+    expect([file, /^import .* from ['"]ws['"]/m.test(code)]).toEqual([file, false]);
+  }
 
   const project = path.join(dir, 'app');
   execFileSync('mkdir', ['-p', project]);
@@ -98,8 +108,8 @@ new RelayClient({ url: process.env.RELAY_URL, token: process.env.RELAY_TOKEN })
 `,
   );
   const env = { ...process.env, RELAY_URL: app.baseUrl, RELAY_TOKEN: token };
-  const esm = await node('use.mjs', project, env);
-  expect(JSON.parse(esm)).toEqual({
+  const esmRun = await node('use.mjs', project, env);
+  expect(JSON.parse(esmRun)).toEqual({
     sent: true,
     acked: { ackedCount: 1 },
     handled: [2, 3],
