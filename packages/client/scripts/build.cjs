@@ -1,7 +1,9 @@
 /**
  * Builds the package twice from one source: CommonJS (Node's require, the
  * CLI) into dist/cjs and ES modules (browsers, bundlers, import) into
- * dist/esm, each folder marked with its module type.
+ * dist/esm, each folder marked with its module type. `--clean` (prepack)
+ * empties dist first; without it files are only overwritten, so that tests
+ * building while others run the CLI never see it missing.
  */
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -9,7 +11,9 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 const tsc = require.resolve('typescript/bin/tsc');
-fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
+if (process.argv.includes('--clean')) {
+  fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
+}
 for (const [config, type] of [
   ['tsconfig.cjs.json', 'commonjs'],
   ['tsconfig.esm.json', 'module'],

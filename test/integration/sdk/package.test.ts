@@ -41,8 +41,11 @@ afterAll(async () => {
 });
 
 test('npm pack, install into an empty project, use it against a relay', async () => {
+  // built without --clean, packed without prepack: other test files may run the CLI meanwhile
+  const packageRoot = path.join(ROOT, 'packages/client');
+  npm(['run', 'build', '--silent'], packageRoot);
   const packed = JSON.parse(
-    npm(['pack', '--json', '--pack-destination', dir], path.join(ROOT, 'packages/client')),
+    npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], packageRoot),
   )[0];
   const files: string[] = packed.files.map((f: { path: string }) => f.path);
   expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
@@ -52,9 +55,8 @@ test('npm pack, install into an empty project, use it against a relay', async ()
   // pages load the ES modules as they are: no node: module, ws only through a dynamic import
   const esm = files.filter((f) => f.startsWith('dist/esm/') && f.endsWith('.js'));
   expect(esm.length).toBeGreaterThan(8);
-  const packageDir = path.join(ROOT, 'packages/client');
   for (const file of esm) {
-    const code = readFileSync(path.join(packageDir, file), 'utf8');
+    const code = readFileSync(path.join(packageRoot, file), 'utf8');
     expect([file, /from ['"]node:|require\(/.test(code)]).toEqual([file, false]);
     expect([file, /^import .* from ['"]ws['"]/m.test(code)]).toEqual([file, false]);
   }
