@@ -56,6 +56,8 @@ export const token = strict(
     created_ms: integer,
     role: { type: 'string', enum: ['relay', 'owner'] },
     token: { type: 'string', description: 'the secret: only in the answer that creates it' },
+    kind: { const: 'session', description: 'a dashboard session (operator lists only)' },
+    parent_id: { type: 'string', description: "a session's sign-in token" },
   },
   ['id', 'name', 'channels', 'expires_ms'],
 );
