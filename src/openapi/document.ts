@@ -3,6 +3,8 @@
  * schemas are the server's own validation schemas, results come from
  * results.ts, every answer is wrapped in the envelope. Served at
  * GET /v1/openapi.json and committed as openapi.json (npm run openapi).
+ * Not in it: the SQS endpoint (POST /sqs), which speaks AWS's own protocol
+ * and is described by AWS's API (docs/sqs.md).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -51,6 +53,19 @@ const PARAMETERS: Record<string, object> = {
     required: true,
     schema: { type: 'string', pattern: '^[0-9a-f]{16}$' },
   },
+  webhookId: {
+    name: 'webhookId',
+    in: 'path',
+    required: true,
+    schema: { type: 'string', pattern: '^[0-9a-f]{16}$' },
+  },
+  key: {
+    name: 'key',
+    in: 'path',
+    required: true,
+    description: "the webhook URL's key, as shown once when the webhook was created",
+    schema: { type: 'string' },
+  },
 };
 
 const json = (schema: object, example?: unknown) => ({
@@ -72,7 +87,7 @@ function operationObject(op: Operation): object {
   const responses: Record<string, object> = {};
   if (op.result === null) {
     responses['101'] = { description: 'Switching Protocols: the WebSocket is open' };
-  } else {
+  } else if (op.result !== 'none') {
     const body = op.raw ? op.result : envelopeOf(op.result);
     const example =
       op.example.result === undefined
@@ -91,7 +106,14 @@ function operationObject(op: Operation): object {
     security: SECURITY[op.access],
     ...(params.length ? { parameters: params } : {}),
     ...(op.request
-      ? { requestBody: { required: true, content: json(op.request, op.example.request) } }
+      ? {
+          requestBody: {
+            required: !op.requestOptional,
+            content: op.requestMediaType
+              ? { [op.requestMediaType]: { schema: op.request } }
+              : json(op.request, op.example.request),
+          },
+        }
       : {}),
     responses,
   };
@@ -126,9 +148,16 @@ export function buildOpenApi(operations: Operation[] = OPERATIONS): Record<strin
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: 'http://localhost:8080', description: 'a local relay (npm start)' }],
-    tags: ['messages', 'channels', 'subscriptions', 'account', 'admin', 'dashboard', 'service'].map(
-      (name) => ({ name }),
-    ),
+    tags: [
+      'messages',
+      'channels',
+      'subscriptions',
+      'webhooks',
+      'account',
+      'admin',
+      'dashboard',
+      'service',
+    ].map((name) => ({ name })),
     paths,
     components: {
       securitySchemes: {

@@ -17,12 +17,14 @@ import {
   validateRedrive,
   validateTokenCreate,
 } from '../schemas/requests';
+import { validateWebhookBody } from '../webhooks/schema';
 import type { Operation } from './operation';
 import { RESULTS } from './results';
 
 const ID = '0b9d0b5e-8a43-4c8e-9f0e-6d0c1d7b9a11';
 const LEASE = '00000000002aQ3vR8kT1xY7pL2mN5bC4dE';
 const TOKEN_ID = '3f2a9c1b7d4e6a80';
+const WEBHOOK_ID = '9c1b7d4e6a803f2a';
 const channelExample = {
   id: 'orders',
   queued: 3,
@@ -31,7 +33,21 @@ const channelExample = {
   storage_bytes: 412,
   oldest_message_ms: 1767225600000,
 };
-const config = { dead_letter_channel: 'orders-dlq', max_attempts: 5, dedup_window_seconds: 300 };
+const config = {
+  dead_letter_channel: 'orders-dlq',
+  max_attempts: 5,
+  dedup_window_seconds: 300,
+  paused: false,
+  visibility_timeout_ms: 30000,
+  delay_seconds: 0,
+  retention_seconds: 259200,
+  receive_wait_seconds: 0,
+};
+const channelDetails = {
+  ...channelExample,
+  oldest_message_age_seconds: 12.5,
+  expiring_within_1h: 0,
+};
 const tokenExample = {
   id: TOKEN_ID,
   name: 'laptop',
@@ -203,7 +219,7 @@ export const OPERATIONS: Operation[] = [
     access: 'bearer',
     result: RESULTS.channel,
     errors: [404],
-    example: { result: { ...channelExample, config } },
+    example: { result: { ...channelDetails, config } },
   },
   {
     operationId: 'configureChannel',
@@ -216,7 +232,7 @@ export const OPERATIONS: Operation[] = [
     request: validateChannelConfig.schema,
     result: RESULTS.channel,
     errors: [],
-    example: { request: { max_attempts: 5 }, result: { ...channelExample, config } },
+    example: { request: { max_attempts: 5, paused: false }, result: { ...channelDetails, config } },
   },
   {
     operationId: 'deleteChannel',
@@ -249,6 +265,112 @@ export const OPERATIONS: Operation[] = [
       },
     },
   },
+  // --- webhooks (docs/api/webhooks.md) ---
+  {
+    operationId: 'createWebhook',
+    method: 'post',
+    path: '/v1/relay/channels/{channelId}/webhooks',
+    tag: 'webhooks',
+    summary: 'Create a webhook URL for a channel (the URL, with its key, is in this answer only)',
+    description:
+      'Creates the channel if needed (the plan channel limit applies: 403). The body is optional; ' +
+      'a verify secret can be set, never read back.',
+    access: 'bearer',
+    request: validateWebhookBody.schema,
+    requestOptional: true,
+    result: RESULTS.webhookCreated,
+    errors: [],
+    example: {
+      request: { label: 'github', verify: { scheme: 'github', secret: 'whsec-from-github' } },
+      result: {
+        id: WEBHOOK_ID,
+        url: 'https://relay.example.com/hooks/wh_...',
+        label: 'github',
+        verify: { scheme: 'github', on_failure: 'reject' },
+        dedup_header: null,
+        created_at: 1767225600000,
+      },
+    },
+  },
+  {
+    operationId: 'listWebhooks',
+    method: 'get',
+    path: '/v1/relay/channels/{channelId}/webhooks',
+    tag: 'webhooks',
+    summary: "A channel's webhooks (never their keys or secrets)",
+    access: 'bearer',
+    result: RESULTS.webhookList,
+    errors: [],
+    example: {
+      result: {
+        webhooks: [
+          {
+            id: WEBHOOK_ID,
+            label: 'github',
+            verify: { scheme: 'github', on_failure: 'reject' },
+            dedup_header: null,
+            created_at: 1767225600000,
+            last_received_at: 1767229200000,
+            received_count: 12,
+          },
+        ],
+      },
+    },
+  },
+  {
+    operationId: 'deleteWebhook',
+    method: 'delete',
+    path: '/v1/relay/channels/{channelId}/webhooks/{webhookId}',
+    tag: 'webhooks',
+    summary: 'Delete a webhook: its URL stops working at once, on every pod',
+    access: 'bearer',
+    result: RESULTS.webhookDeleted,
+    errors: [404],
+    example: { result: { deleted: true } },
+  },
+  ...(['post', 'put'] as const).map((method): Operation => ({
+    operationId: method === 'post' ? 'receiveWebhook' : 'receiveWebhookPut',
+    method,
+    path: '/hooks/{key}',
+    tag: 'webhooks',
+    summary: `Receive a webhook delivery (${method.toUpperCase()}): stored as one message, exact bytes`,
+    description:
+      'No Authorization: the key in the URL is the credential, and it can only write. The body ' +
+      "is any bytes up to the plan's max_webhook_bytes (413 beyond); the request's method, query " +
+      'and headers go in metadata.webhook. 401: signature verification failed with on_failure ' +
+      'reject (nothing stored). 404: unknown or deleted key. 429 (with Retry-After) and 403: the ' +
+      "account's rate or storage limits, as for a send. A provider's retry of a delivery answers " +
+      "200 with the first message's id. GET, HEAD and DELETE answer 405 (Allow: POST, PUT).",
+    access: 'none',
+    request: { description: 'any bytes, stored exactly as received' },
+    requestMediaType: '*/*',
+    result: RESULTS.send,
+    errors: [400, 401, 403, 404, 413, 429],
+    example: { result: { id: ID } },
+  })),
+  {
+    operationId: 'webhookUrlGet',
+    method: 'get',
+    path: '/hooks/{key}',
+    tag: 'webhooks',
+    summary: 'A webhook URL can never be read: 405 with Allow: POST, PUT (DELETE alike)',
+    access: 'none',
+    result: 'none',
+    errors: [405],
+    example: {},
+  },
+  {
+    operationId: 'webhookUrlDelete',
+    method: 'delete',
+    path: '/hooks/{key}',
+    tag: 'webhooks',
+    summary:
+      'Not allowed on a webhook URL: 405 with Allow: POST, PUT (delete it with deleteWebhook)',
+    access: 'none',
+    result: 'none',
+    errors: [405],
+    example: {},
+  },
   // --- account (owner tokens) ---
   {
     operationId: 'getAccount',
@@ -265,7 +387,18 @@ export const OPERATIONS: Operation[] = [
         plan: 'free',
         created_ms: 1767225600000,
         usage: { storage_bytes: 412, channels: 1 },
-        limits: { max_storage_bytes: 10000000, max_channels: 5, max_message_bytes: 131072 },
+        limits: {
+          max_storage_bytes: 10000000,
+          max_channels: 5,
+          retention_seconds: 259200,
+          rate_limit_per_second: 100,
+          rate_limit_burst: 0,
+          max_tokens: 100,
+          max_websocket_connections: 1000,
+          max_long_polls: 1000,
+          max_webhook_bytes: 1048576,
+          max_message_bytes: 131072,
+        },
       },
     },
   },
@@ -369,8 +502,16 @@ export const OPERATIONS: Operation[] = [
     result: RESULTS.token,
     errors: [404],
     example: {
-      request: { name: 'laptop', expires_in_seconds: 604800 },
-      result: { id: TOKEN_ID, token: 'rq_...', name: 'laptop', channels: null, expires_ms: null },
+      request: { name: 'laptop', expires_in_seconds: 604800, aws_credentials: true },
+      result: {
+        id: TOKEN_ID,
+        token: 'rq_...',
+        name: 'laptop',
+        channels: null,
+        expires_ms: null,
+        aws_access_key_id: 'AKRQ...',
+        aws_secret_access_key: '...',
+      },
     },
   },
   {
@@ -406,7 +547,7 @@ export const OPERATIONS: Operation[] = [
     // checked by hand in src/http/session.ts (a token that is not a string is "missing")
     request: { type: 'object', required: ['token'], properties: { token: { type: 'string' } } },
     result: RESULTS.session,
-    errors: [401, 403],
+    errors: [401, 403, 429],
     example: {
       request: { token: 'rq_...' },
       result: { account: 'acme', expires_ms: 1767229200000, csrf_token: 'c0ffee' },
