@@ -221,6 +221,7 @@ describe('channel limit', () => {
       visibility_timeout_ms: 30000,
       delay_seconds: 0,
       retention_seconds: 3600,
+      receive_wait_seconds: 0,
     });
     // ... but an existing one is fine
     expect((await put('c1', { dead_letter_channel: 'c3' })).status).toBe(200);

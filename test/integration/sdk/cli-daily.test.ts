@@ -126,10 +126,16 @@ test('channels show, configure, purge, redrive and delete, each with --json', as
       env,
     ),
   );
+  // the settings given, and every other one as in effect (its default)
   expect(configured.config).toEqual({
     deadLetterChannel: 'orders-dlq',
     maxAttempts: 1,
     dedupWindowSeconds: 300,
+    paused: false,
+    visibilityTimeoutMs: 30000,
+    delaySeconds: 0,
+    retentionSeconds: 3 * 86400,
+    receiveWaitSeconds: 0,
   });
   await sdk.sendBatch('orders', [{ body: 1 }, { body: 2 }, { body: 3 }]);
   const pulled = await sdk.pull('orders', { batchSize: 3, visibilityTimeoutMs: 60_000 });

@@ -72,7 +72,7 @@ test('once the budget is spent, the 429 is a RelayError with status, code, messa
   const e = err as RelayError;
   expect([e.status, e.code, e.retryAfterMs, e.retryable]).toEqual([429, 429, 1000, true]);
   expect(e.message).toBe(
-    'rate limit exceeded: this token may make 1 request per second (bursts of 1); retry after 1 s',
+    'rate limit exceeded: this account may make 1 request per second in bursts of 1 (rate_limit_per_second 1, rate_limit_burst 1); retry after 1 s',
   );
   expect(calls.map((c) => c.status)).toEqual([200, 429]);
   expect(JSON.parse(JSON.stringify(e))).toEqual({
