@@ -55,12 +55,14 @@ export const STATUS_MEANINGS: Record<number, string> = {
 
 /** Statuses every operation of an access may answer, whatever the endpoint. */
 export const COMMON_ERRORS: Record<Access, number[]> = {
-  // 429: the account's (or token's) request rate, counted for every authenticated call
-  bearer: [400, 401, 403, 429, 500, 503],
-  owner: [400, 401, 403, 429, 500, 503],
+  // 429: the account's (or token's) request rate, counted for every authenticated call.
+  // 413 and 415: a body is read whatever the method (a GET's too): too large, or in an
+  // unsupported Content-Encoding.
+  bearer: [400, 401, 403, 413, 415, 429, 500, 503],
+  owner: [400, 401, 403, 413, 415, 429, 500, 503],
   // 404: the operator API is off (no RELAY_ADMIN_TOKEN); 429: RELAY_ADMIN_RATE_LIMIT_PER_SECOND
-  admin: [400, 401, 403, 404, 429, 500, 503],
-  session: [400, 401, 403, 429, 500, 503],
+  admin: [400, 401, 403, 404, 413, 415, 429, 500, 503],
+  session: [400, 401, 403, 413, 415, 429, 500, 503],
   none: [500, 503],
 };
 
