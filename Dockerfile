@@ -8,8 +8,10 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY packages/client ./packages/client
 COPY src ./src
 RUN npm run build
 
@@ -27,7 +29,10 @@ ENV NODE_ENV=production \
     RELAY_DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
+# the client package (a workspace) is a dependency of the CLI: its package.json and build
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/packages/client/dist ./packages/client/dist
 COPY --from=build /app/dist ./dist
 COPY lua ./lua
 # the image's "node" user (uid 1000), numeric so that runAsNonRoot can check it

@@ -8,6 +8,15 @@ const common = {
   testEnvironment: 'node',
   rootDir: __dirname,
   roots: ['<rootDir>/test'],
+  // responses of test apps that the OpenAPI document does not describe fail their test
+  setupFilesAfterEnv: ['<rootDir>/test/helpers/openapiSetup.ts'],
+  // the client package is tested from its source (one source of truth, no build needed);
+  // its ES-module style `./x.js` imports name the `.ts` files
+  moduleNameMapper: {
+    '^@relayq/client$': '<rootDir>/packages/client/src/index.ts',
+    '^@relayq/client/cli$': '<rootDir>/packages/client/src/cli/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
 };
 
 /** @type {import('jest').Config} */

@@ -5,10 +5,11 @@
  *
  *   RELAY_URL=http://localhost:8080 RELAY_TOKEN=rq_... npx ts-node examples/desktop-consumer.ts orders alerts
  *
- * (or compile with `npx tsc -p tsconfig.json` and run the .js under dist/examples/).
- * In an app installed from npm, import from 'relayq/client' instead.
+ * (`npm run build` first: @relayq/client resolves to the built packages/client; or compile
+ * with `npx tsc -p tsconfig.json` and run the .js under dist/examples/).
+ * An app imports it the same way after `npm install @relayq/client`.
  */
-import { RelayClient, RelayError, type PulledMessage } from '../src/client';
+import { RelayClient, RelayError, type PulledMessage } from '@relayq/client';
 
 const url = process.env.RELAY_URL ?? 'http://localhost:8080';
 const token = process.env.RELAY_TOKEN;
@@ -23,15 +24,15 @@ const client = new RelayClient({ url, token });
 let stopping = false;
 
 async function handle(message: PulledMessage, channel: string): Promise<void> {
-  // Your work goes here. Throwing hands the message back (after retry_delay_seconds);
+  // Your work goes here. Throwing hands the message back (after retryDelaySeconds);
   // after 3 deliveries it goes to the channel's dead-letter channel, if one is set.
   console.log(`[${channel}] ${message.id} attempt ${message.attempts}:`, message.body);
 }
 
 const consumer = client.consume(channels, (message, { channel }) => handle(message, channel), {
   concurrency: 4,
-  visibility_timeout_ms: 60_000,
-  retry_delay_seconds: 10,
+  visibilityTimeoutMs: 60_000,
+  retryDelaySeconds: 10,
 });
 
 consumer.on('connected', () => console.log(`online: consuming ${channels.join(', ')} at ${url}`));

@@ -18,8 +18,10 @@ import { messagesRouter } from './http/messages';
 import { AccountLimits } from './limits/accountLimits';
 import { requestLog } from './http/requestLog';
 import { sessionRouter } from './http/session';
+import { whoamiRouter } from './http/whoami';
 import { registerBacklogMetrics } from './backlogMetrics';
 import { Metrics } from './metrics';
+import { openapiRouter } from './openapi/route';
 import { sqsRouter } from './sqs/router';
 import { PlanResolver } from './plans';
 import { EventHub } from './store/events';
@@ -120,6 +122,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   app.set('query parser', 'simple');
   app.use(requestLog(logger, metrics));
   app.use(healthRouter(deps));
+  app.use(openapiRouter());
   // before rawBody: a webhook's body is read as exact bytes, up to the plan's limit
   app.use(webhookReceiver(deps));
   app.use(sqsRouter(deps));
@@ -133,6 +136,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   app.use(messagesRouter(deps));
   app.use(channelsRouter(deps));
   app.use(webhooksRouter(deps));
+  app.use(whoamiRouter(deps));
   app.use(accountRouter(deps));
   app.use('/dashboard', dashboardHeaders);
   app.use(sessionRouter(deps));

@@ -4,7 +4,14 @@
  * not a terminal (or with --json), readable lines when it is.
  */
 import type { Command } from 'commander';
-import { adminRequest, CliError, connection, parseDuration, type Connection } from './adminClient';
+import {
+  adminRequest,
+  CliError,
+  connection,
+  parseDuration,
+  usageError,
+  type Connection,
+} from './adminClient';
 
 interface Account {
   id: string;
@@ -34,7 +41,7 @@ function withConnectionFlags(cmd: Command): Command {
     .option('--json', 'print JSON even on a terminal');
 }
 
-/** Runs an action: prints JSON or readable lines, or the error in plain words (exit 1). */
+/** Runs an action: prints JSON or readable lines, or the error in plain words (exit 1, or 2 for a usage error). */
 function action<A extends unknown[]>(
   run: (conn: Connection, ...args: A) => Promise<{ json: unknown; text: string }>,
 ) {
@@ -51,7 +58,7 @@ function action<A extends unknown[]>(
     } catch (err) {
       const message = err instanceof CliError ? err.message : `unexpected failure: ${String(err)}`;
       process.stderr.write(`relayq: ${message}\n`);
-      process.exitCode = 1;
+      process.exitCode = err instanceof CliError && err.usage ? 2 : 1;
     }
   };
 }
@@ -115,7 +122,7 @@ function channelList(raw: string): string[] {
     .map((c) => c.trim())
     .filter((c) => c !== '');
   if (channels.length === 0) {
-    throw new CliError('--channels must name at least one channel, e.g. --channels orders,alerts');
+    throw usageError('--channels must name at least one channel, e.g. --channels orders,alerts');
   }
   return channels;
 }

@@ -4,11 +4,18 @@
  */
 
 export class CliError extends Error {
-  constructor(message: string) {
+  /** A mistake in the command line (exit 2), not a failure of the call (exit 1). */
+  readonly usage: boolean;
+
+  constructor(message: string, usage = false) {
     super(message);
     this.name = 'CliError';
+    this.usage = usage;
   }
 }
+
+/** A mistake in the command line: exit 2, as for every relayq command. */
+export const usageError = (message: string): CliError => new CliError(message, true);
 
 export interface Connection {
   /** base address of the service, without a trailing slash */
@@ -29,14 +36,14 @@ export function connection(
   try {
     parsed = new URL(raw);
   } catch {
-    throw new CliError(`--url (or RELAY_URL) must be a URL such as ${DEFAULT_URL}, got "${raw}"`);
+    throw usageError(`--url (or RELAY_URL) must be a URL such as ${DEFAULT_URL}, got "${raw}"`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new CliError(`--url (or RELAY_URL) must start with http:// or https://, got "${raw}"`);
+    throw usageError(`--url (or RELAY_URL) must start with http:// or https://, got "${raw}"`);
   }
   const adminToken = flags.adminToken || env.RELAY_ADMIN_TOKEN || '';
   if (adminToken === '') {
-    throw new CliError('no admin token: set RELAY_ADMIN_TOKEN or pass --admin-token <token>');
+    throw usageError('no admin token: set RELAY_ADMIN_TOKEN or pass --admin-token <token>');
   }
   return { url: raw.replace(/\/+$/, ''), adminToken };
 }
@@ -117,7 +124,7 @@ export function parseDuration(raw: string): number {
   const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 }[(match?.[2] ?? '').toLowerCase()];
   const seconds = match && unit ? Number(match[1]) * unit : NaN;
   if (!Number.isSafeInteger(seconds) || seconds < 1) {
-    throw new CliError(
+    throw usageError(
       `--expires-in must be a positive number of seconds, or one with an s, m, h or d suffix (e.g. 7d), got "${raw}"`,
     );
   }

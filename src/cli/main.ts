@@ -1,15 +1,9 @@
 #!/usr/bin/env node
-/** The relayq command line: `relayq serve`, and the operator and client commands. */
-import { Command } from 'commander';
+/** The relayq command line: `relayq serve`, the operator commands, and the client commands. */
+import { newProgram, registerClientCommands, runProgram } from '@relayq/client/cli';
 import { registerAdminCommands } from './admin';
-import { registerClientCommands } from './client';
-import { registerForwardCommand } from './forward';
 
-const program = new Command();
-program
-  .name('relayq')
-  .description('relayq: a self-hostable message relay queue')
-  .showHelpAfterError();
+const program = newProgram('relayq', 'relayq: a self-hostable message relay queue');
 
 program
   .command('serve')
@@ -25,9 +19,5 @@ program
 
 registerAdminCommands(program);
 registerClientCommands(program);
-registerForwardCommand(program);
 
-program.parseAsync(process.argv).catch((err) => {
-  process.stderr.write(`relayq: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+void runProgram(program);

@@ -73,15 +73,18 @@ export function describeError(error: ErrorObject, root: string): string {
 
 export interface Validator<T> {
   (value: unknown): T;
+  /** The JSON Schema it checks with (the OpenAPI document's request schema is this object). */
+  readonly schema: object;
 }
 
 /** Compiles a schema; the returned function returns the value typed, or throws a 400. */
 export function compile<T>(schema: object, root = 'request body'): Validator<T> {
   const validate: ValidateFunction = ajv.compile(schema);
-  return (value: unknown): T => {
+  const check = (value: unknown): T => {
     if (!validate(value)) {
       throw badRequest(describeError((validate.errors ?? [])[0], root));
     }
     return value as T;
   };
+  return Object.assign(check, { schema });
 }

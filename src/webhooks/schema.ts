@@ -32,7 +32,7 @@ export interface CreateWebhookInput {
   };
 }
 
-const validateBody = compile<CreateWebhookInput>({
+export const validateWebhookBody = compile<CreateWebhookInput>({
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -63,7 +63,7 @@ export interface WebhookSettings {
 
 /** Validates the body; returns the settings to store (header names in lower case). */
 export function validateCreateWebhook(body: unknown): WebhookSettings {
-  const input = validateBody(body);
+  const input = validateWebhookBody(body);
   const v = input.verify;
   checkHeaderName(input.dedup_header, 'dedup_header');
   checkHeaderName(v?.dedup_header, 'verify.dedup_header');

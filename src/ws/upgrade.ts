@@ -32,6 +32,26 @@ function decode(segment: string): string {
   }
 }
 
+/** The subprotocol a browser sends its token in: it cannot set an Authorization header. */
+export const BEARER_PROTOCOL_PREFIX = 'relayq.bearer.';
+
+/**
+ * The upgrade's credentials: the Authorization header; else a token offered
+ * as the subprotocol `relayq.bearer.<token>` (browsers, next to `relayq`,
+ * which the server picks, so the token is never echoed); else the
+ * dashboard's session cookie, whose Origin must match the client's scheme
+ * and host (the scheme trusted per http/proxy.ts).
+ */
+function upgradeAuthorization(req: IncomingMessage, scheme: string): string | undefined {
+  if (req.headers.authorization !== undefined) return req.headers.authorization;
+  const offered = String(req.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .find((p) => p.startsWith(BEARER_PROTOCOL_PREFIX));
+  if (offered) return `Bearer ${offered.slice(BEARER_PROTOCOL_PREFIX.length)}`;
+  return sessionAuthorization(req, scheme, true);
+}
+
 export async function parseSubscription(
   req: IncomingMessage,
   accounts: AccountStore,
@@ -48,7 +68,7 @@ export async function parseSubscription(
       Allow: 'GET',
     });
   }
-  const auth = await authenticate(sessionAuthorization(req, scheme, true), accounts, plans);
+  const auth = await authenticate(upgradeAuthorization(req, scheme), accounts, plans);
   let channels: string[];
   if (single) {
     const channel = decode(single[1]);

@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config';
 import { issueToken } from '../../src/http/admin';
 import { createRedis, type RedisClient } from '../../src/store/redis';
 import { attachWebSockets, type WebSocketHub } from '../../src/ws/server';
+import { withResponseCheck } from './openapiCheck';
 import type { TestRedis } from './redis';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -31,6 +32,8 @@ export async function startApp(
   });
   const client = createRedis(config.redis);
   const relay = buildApp({ config, redis: client, logger: pino({ level: 'silent' }) });
+  // every response of a test app is checked against the OpenAPI document
+  relay.app = withResponseCheck(relay.app);
   await relay.start();
   return {
     relay,

@@ -1,3 +1,5 @@
+import { buildOpenApi } from '../../src/openapi/document';
+import { OPERATIONS } from '../../src/openapi/operations';
 import { accountWithToken, startApp, type TestApp } from '../helpers/app';
 import { startRedis, type TestRedis } from '../helpers/redis';
 
@@ -36,4 +38,24 @@ test('send, pull and ack one message', async () => {
     messages: [],
     result: { acked_count: 1 },
   });
+});
+
+test('GET /v1/openapi.json serves the OpenAPI document without auth, as JSON', async () => {
+  const res = await app.http.get('/v1/openapi.json');
+  expect(res.status).toBe(200);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  expect(res.body).toEqual(buildOpenApi());
+});
+
+test('no documented endpoint is missing from the app (none answers "no such endpoint")', async () => {
+  const missing: string[] = [];
+  for (const op of OPERATIONS) {
+    if (op.path === '/v1/relay/subscribe') continue; // WebSocket only: no HTTP route at all
+    const path = op.path.replace(/\{\w+\}/g, (p) => (p === '{tokenId}' ? '0123456789abcdef' : 'x'));
+    const res = await app.http[op.method](path).send(op.request ? {} : undefined);
+    if (res.status === 404 && /^no such endpoint/.test(res.body.errors?.[0]?.message ?? '')) {
+      missing.push(`${op.method.toUpperCase()} ${op.path}`);
+    }
+  }
+  expect(missing).toEqual([]);
 });

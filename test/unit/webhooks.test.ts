@@ -1,7 +1,12 @@
 /** The pure parts of webhook ingest and forwarding: keys, header filtering, messages, replay requests. */
-import { bodyBytes, messageRequest, targetUrl } from '../../src/client/forwardRequest';
-import { retryDelaySeconds } from '../../src/client/forward';
-import type { PulledMessage } from '../../src/client/types';
+import {
+  bodyBytes,
+  fromWire,
+  messageRequest,
+  retryDelaySeconds,
+  targetUrl,
+  type PulledMessage,
+} from '@relayq/client';
 import { parseToken } from '../../src/auth/tokens';
 import { dedupIdOf } from '../../src/webhooks/dedup';
 import { isKeptHeader } from '../../src/webhooks/headers';
@@ -91,16 +96,18 @@ test('dedup ids: configured header first, then the scheme; long ids hashed', () 
   );
 });
 
-const pulled = (over: Partial<PulledMessage>): PulledMessage => ({
-  id: 'm1',
-  body: null,
-  content_type: 'json',
-  timestamp_ms: 1,
-  attempts: 2,
-  metadata: {},
-  lease_id: 'l',
-  ...over,
-});
+/** A pulled message as the SDK returns it, from its wire form. */
+const pulled = (over: Record<string, unknown>): PulledMessage =>
+  fromWire<PulledMessage>({
+    id: 'm1',
+    body: null,
+    content_type: 'json',
+    timestamp_ms: 1,
+    attempts: 2,
+    metadata: {},
+    lease_id: 'l',
+    ...over,
+  });
 
 test('a webhook message replays as the request it was; others as a POST of their body', () => {
   const hooked = messageRequest(
@@ -125,10 +132,10 @@ test('a webhook message replays as the request it was; others as a POST of their
       'x-relayq-message-id': 'm1',
       'x-relayq-attempts': '2',
     },
-    body: Buffer.from([0, 255]),
+    body: new Uint8Array([0, 255]),
   });
   const json = messageRequest(pulled({ body: { a: [1, 'é'] } }));
-  expect([json.method, json.headers['content-type'], json.body.toString()]).toEqual([
+  expect([json.method, json.headers['content-type'], Buffer.from(json.body).toString()]).toEqual([
     'POST',
     'application/json',
     '{"a":[1,"é"]}',
@@ -136,7 +143,9 @@ test('a webhook message replays as the request it was; others as a POST of their
   expect(messageRequest(pulled({ body: 'hi', content_type: 'text' })).headers['content-type']).toBe(
     'text/plain; charset=utf-8',
   );
-  expect(bodyBytes(pulled({ body: 'hi', content_type: 'text' })).toString()).toBe('hi');
+  expect(Buffer.from(bodyBytes(pulled({ body: 'hi', content_type: 'text' }))).toString()).toBe(
+    'hi',
+  );
 });
 
 test('targetUrl appends the stored query after the target own; retry delays grow to the cap', () => {

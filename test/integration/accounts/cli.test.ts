@@ -186,7 +186,7 @@ test('tokens: create scoped and expiring, list without secrets, revoke', async (
 
 test('bad arguments are refused before any request, in plain words', async () => {
   const bad = await relayq(['tokens', 'create', 'beta', '--expires-in', '7w']);
-  expect(bad.code).toBe(1);
+  expect(bad.code).toBe(2);
   expect(bad.stderr).toBe(
     'relayq: --expires-in must be a positive number of seconds, or one with an s, m, h or d suffix (e.g. 7d), got "7w"\n',
   );
@@ -194,12 +194,13 @@ test('bad arguments are refused before any request, in plain words', async () =>
   expect(channels.stderr).toBe(
     'relayq: --channels must name at least one channel, e.g. --channels orders,alerts\n',
   );
+  expect(channels.code).toBe(2);
   const missing = await relayq(['accounts', 'show']);
-  expect(missing.code).toBe(1);
+  expect(missing.code).toBe(2);
   expect(missing.stderr).toContain("error: missing required argument 'account'");
   const noToken = await relayq(['accounts', 'show', 'acme'], { RELAY_ADMIN_TOKEN: '' });
   expect(noToken).toEqual({
-    code: 1,
+    code: 2,
     stdout: '',
     stderr: 'relayq: no admin token: set RELAY_ADMIN_TOKEN or pass --admin-token <token>\n',
   });

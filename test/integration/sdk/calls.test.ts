@@ -1,4 +1,4 @@
-import { RelayClient, RelayError } from '../../../src/client';
+import { RelayClient, RelayError } from '@relayq/client';
 import {
   accountWithToken,
   eventually,
@@ -41,46 +41,46 @@ test('send, sendBatch, pull, extend, ack and channels', async () => {
   const sent = await client.send('orders', { body: { n: 1 }, metadata: { k: 'v' } });
   expect(sent.id).toMatch(/^[0-9a-f-]{36}$/);
   const batch = await client.sendBatch('orders', [
-    { body: 'two', content_type: 'text' },
+    { body: 'two', contentType: 'text' },
     { body: 3 },
   ]);
   expect(batch.ids).toHaveLength(2);
 
-  const pulled = await client.pull('orders', { batch_size: 2, visibility_timeout_ms: 5000 });
-  expect(pulled.message_backlog_count).toBe(3);
+  const pulled = await client.pull('orders', { batchSize: 2, visibilityTimeoutMs: 5000 });
+  expect(pulled.messageBacklogCount).toBe(3);
   expect(pulled.messages.map((m) => m.id)).toEqual([sent.id, batch.ids[0]]);
   expect(pulled.messages[0]).toMatchObject({
     body: { n: 1 },
-    content_type: 'json',
+    contentType: 'json',
     attempts: 1,
     metadata: { k: 'v' },
   });
-  expect(pulled.messages[1]).toMatchObject({ body: 'two', content_type: 'text', metadata: {} });
+  expect(pulled.messages[1]).toMatchObject({ body: 'two', contentType: 'text', metadata: {} });
 
-  const leases = pulled.messages.map((m) => m.lease_id);
-  expect(await client.extend('orders', leases, 10_000)).toEqual({ extended_count: 2 });
-  expect(await client.ack('orders', [leases[0], 'no-such-lease'])).toEqual({ acked_count: 1 });
+  const leases = pulled.messages.map((m) => m.leaseId);
+  expect(await client.extend('orders', leases, 10_000)).toEqual({ extendedCount: 2 });
+  expect(await client.ack('orders', [leases[0], 'no-such-lease'])).toEqual({ ackedCount: 1 });
   expect(
-    await client.ack('orders', [], { retries: [{ lease_id: leases[1], delay_seconds: 0 }] }),
-  ).toEqual({ acked_count: 0, retried_count: 1 });
+    await client.ack('orders', [], { retries: [{ leaseId: leases[1], delaySeconds: 0 }] }),
+  ).toEqual({ ackedCount: 0, retriedCount: 1 });
 
   const list = await client.channels();
   expect(list.channels).toEqual([
-    expect.objectContaining({ id: 'orders', queued: 2, delayed: 0, in_flight: 0 }),
+    expect.objectContaining({ id: 'orders', queued: 2, delayed: 0, inFlight: 0 }),
   ]);
 });
 
 test('sendBatch applies its delay_seconds to messages without their own', async () => {
-  await client.sendBatch('later', [{ body: 1 }, { body: 2, delay_seconds: 0 }], {
-    delay_seconds: 60,
+  await client.sendBatch('later', [{ body: 1 }, { body: 2, delaySeconds: 0 }], {
+    delaySeconds: 60,
   });
-  const pulled = await client.pull('later', { batch_size: 10 });
+  const pulled = await client.pull('later', { batchSize: 10 });
   expect(pulled.messages.map((m) => m.body)).toEqual([2]);
-  expect(pulled.message_backlog_count).toBe(2);
+  expect(pulled.messageBacklogCount).toBe(2);
 });
 
 test('pull with wait_ms returns as soon as a message is sent', async () => {
-  const waiting = client.pull('slow', { wait_ms: 10_000 });
+  const waiting = client.pull('slow', { waitMs: 10_000 });
   await new Promise((r) => setTimeout(r, 200));
   const { id } = await client.send('slow', { body: 'hi' });
   const pulled = await waiting;
@@ -88,8 +88,8 @@ test('pull with wait_ms returns as soon as a message is sent', async () => {
 });
 
 test('a send with a dedup_id already seen stores nothing new', async () => {
-  const first = await client.send('orders', { body: 1, dedup_id: 'order-7' });
-  const second = await client.send('orders', { body: 1, dedup_id: 'order-7' });
+  const first = await client.send('orders', { body: 1, dedupId: 'order-7' });
+  const second = await client.send('orders', { body: 1, dedupId: 'order-7' });
   expect(second.id).toBe(first.id);
   expect((await client.pull('orders')).messages).toHaveLength(1);
 });
@@ -101,7 +101,7 @@ test('400: a message without body', async () => {
 });
 
 test('400: an out-of-range pull option and a bad channel id', async () => {
-  const err = await failure(client.pull('orders', { batch_size: 101 }));
+  const err = await failure(client.pull('orders', { batchSize: 101 }));
   expect([err.status, err.code, err.message]).toEqual([400, 400, 'batch_size must be at most 100']);
   const bad = await failure(client.send('.hidden', { body: 1 }));
   expect([bad.status, bad.code]).toEqual([400, 400]);
@@ -150,7 +150,7 @@ test('status 0 when nothing answers, and no retry of a plain send', async () => 
     url: `http://127.0.0.1:${port}`,
     token: 't',
     fetch: counting,
-    retry: { attempts: 3, base_ms: 10, max_ms: 20 },
+    retry: { attempts: 3, baseMs: 10, maxMs: 20 },
   });
   const err = await failure(dead.send('orders', { body: 1 }));
   expect([err.status, err.code]).toEqual([0, 0]);
@@ -193,7 +193,7 @@ test('subscribe: connected, then new_message for a send on any of its channels',
 
 test('subscribe: a refused upgrade is a RelayError, and it keeps retrying', async () => {
   const stranger = new RelayClient({ url: app.baseUrl, token: 'rq_nope' });
-  const sub = stranger.subscribe('orders', { reconnect: { base_ms: 50, max_ms: 100 } });
+  const sub = stranger.subscribe('orders', { reconnect: { baseMs: 50, maxMs: 100 } });
   const errors: RelayError[] = [];
   sub.on('error', (err: RelayError) => errors.push(err));
   sub.open();
@@ -208,4 +208,27 @@ test('subscribe: a refused upgrade is a RelayError, and it keeps retrying', asyn
     401,
     'invalid token',
   ]);
+});
+
+test('in a page (global WebSocket, no headers) the token travels as a subprotocol the relay accepts', async () => {
+  const page = globalThis as { window?: unknown; WebSocket?: unknown };
+  const saved = { window: page.window, WebSocket: page.WebSocket };
+  // the ws package stands in for a browser's WebSocket: same constructor and events
+  page.window = {};
+  page.WebSocket = (await import('ws')).default;
+  const seen: string[] = [];
+  const sub = client.subscribe('orders');
+  sub.on('connected', () => seen.push('connected'));
+  sub.on('new_message', (channel: string) => seen.push(`new_message ${channel}`));
+  try {
+    sub.open();
+    await eventually(() => seen.length === 1);
+    await client.send('orders', { body: 1 });
+    await eventually(() => seen.length === 2);
+    expect(seen).toEqual(['connected', 'new_message orders']);
+  } finally {
+    await sub.close();
+    page.window = saved.window;
+    page.WebSocket = saved.WebSocket;
+  }
 });

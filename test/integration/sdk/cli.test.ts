@@ -3,7 +3,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { RelayClient } from '../../../src/client';
+import { RelayClient } from '@relayq/client';
 import {
   accountWithToken,
   eventually,
@@ -11,54 +11,30 @@ import {
   type ListeningApp,
 } from '../../helpers/app';
 import { startRedis, type TestRedis } from '../../helpers/redis';
-import { closedPort } from './support';
-
-const ROOT = path.resolve(__dirname, '../../..');
-const CLI = path.join(ROOT, 'dist/src/cli/main.js');
+import { CLI, closedPort, jsonLines, ROOT, runCli, type CliRun } from './support';
 
 let redis: TestRedis;
 let app: ListeningApp;
 let token: string;
 let dir: string;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function relayq(
   args: string[],
   options: { input?: string; env?: Record<string, string> } = {},
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        RELAY_URL: app.baseUrl,
-        RELAY_TOKEN: token,
-        ...options.env,
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
+): Promise<CliRun> {
+  return runCli(
+    CLI,
+    args,
+    { RELAY_URL: app.baseUrl, RELAY_TOKEN: token, XDG_CONFIG_HOME: dir, ...options.env },
+    options.input,
+  );
 }
 
-const lines = (text: string) =>
-  text
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l));
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const lines = (text: string) => jsonLines(text) as any[];
 
 beforeAll(async () => {
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   redis = await startRedis();
   app = await startListeningApp(redis);
   dir = mkdtempSync(path.join(os.tmpdir(), 'relayq-cli-'));
@@ -100,34 +76,36 @@ test('send (argument, @file, stdin), pull, ack and channels, as JSON lines when 
 
   const pulled = await relayq(['pull', 'orders', '--batch', '3', '--visibility', '5000']);
   expect(pulled.code).toBe(0);
-  const messages = lines(pulled.stdout);
-  expect(messages.map((m) => [m.channel, m.id, m.body])).toEqual([
-    ['orders', ids[0], { n: 1 }],
-    ['orders', ids[1], { n: 2 }],
-    ['orders', ids[2], 'plain words'],
+  const document = JSON.parse(pulled.stdout);
+  expect([document.channel, document.messageBacklogCount]).toEqual(['orders', 4]);
+  const messages = document.messages;
+  expect(messages.map((m: { id: string; body: unknown }) => [m.id, m.body])).toEqual([
+    [ids[0], { n: 1 }],
+    [ids[1], { n: 2 }],
+    [ids[2], 'plain words'],
   ]);
   expect(messages[0].metadata).toEqual({ k: 'v', x: 'y=z' });
-  expect(messages[2].content_type).toBe('text');
+  expect(messages[2].contentType).toBe('text');
 
-  const acked = await relayq([
-    'ack',
-    'orders',
-    messages[0].lease_id,
-    messages[1].lease_id,
-    'stale',
-  ]);
-  expect(acked).toEqual({ code: 0, stdout: '{"acked_count":2}\n', stderr: '' });
+  const acked = await relayq(['ack', 'orders', messages[0].leaseId, messages[1].leaseId, 'stale']);
+  expect(acked).toEqual({ code: 0, stdout: '{"ackedCount":2}\n', stderr: '' });
 
   const channels = await relayq(['channels']);
   expect(channels.code).toBe(0);
-  expect(lines(channels.stdout)).toEqual([
-    expect.objectContaining({ id: 'orders', queued: 1, delayed: 0, in_flight: 1 }),
+  expect(JSON.parse(channels.stdout).channels).toEqual([
+    expect.objectContaining({ id: 'orders', queued: 1, delayed: 0, inFlight: 1 }),
   ]);
 
-  const last = await relayq(['pull', 'orders', '--ack']);
-  expect(lines(last.stdout).map((m) => m.body)).toEqual([[4]]);
+  const last = JSON.parse((await relayq(['pull', 'orders', '--ack'])).stdout);
+  expect(last.messages.map((m: { body: unknown }) => m.body)).toEqual([[4]]);
+  expect(last.ackedCount).toBe(1);
   const empty = await relayq(['pull', 'orders', '--wait', '100']);
-  expect(empty).toEqual({ code: 0, stdout: '', stderr: '' });
+  expect(empty.code).toBe(0);
+  expect(JSON.parse(empty.stdout)).toEqual({
+    channel: 'orders',
+    messageBacklogCount: 1,
+    messages: [],
+  });
 });
 
 test('send --lines sends each line as a message; --delay holds them', async () => {
@@ -136,7 +114,7 @@ test('send --lines sends each line as a message; --delay holds them', async () =
   });
   expect(run.code).toBe(0);
   expect(lines(run.stdout)).toHaveLength(3);
-  const listed = lines((await relayq(['channels'])).stdout);
+  const listed = JSON.parse((await relayq(['channels'])).stdout).channels;
   expect(listed).toEqual([expect.objectContaining({ id: 'bulk', queued: 0, delayed: 3 })]);
 });
 
@@ -144,7 +122,8 @@ test('errors: plain words on stderr and a non-zero exit', async () => {
   expect(await relayq(['channels'], { env: { RELAY_TOKEN: '' } })).toEqual({
     code: 2,
     stdout: '',
-    stderr: 'relayq: no relay token: set RELAY_TOKEN or pass --token\n',
+    stderr:
+      'relayq: no relay token: pass --token, set RELAY_TOKEN, or run relayq login --token <token>\n',
   });
   expect(await relayq(['channels', '--token', 'rq_wrong'])).toEqual({
     code: 1,
@@ -204,7 +183,7 @@ test('tail --ack piped into a file while send runs: every message appears once a
   expect(new Set(got.map((m) => m.channel))).toEqual(new Set(['feed', 'other']));
   const client = new RelayClient({ url: app.baseUrl, token });
   const { channels } = await client.channels();
-  for (const c of channels) expect([c.id, c.queued, c.in_flight]).toEqual([c.id, 0, 0]);
+  for (const c of channels) expect([c.id, c.queued, c.inFlight]).toEqual([c.id, 0, 0]);
 }, 60_000);
 
 test('tail without --ack prints each message once and leaves it in the channel', async () => {
@@ -223,5 +202,5 @@ test('tail without --ack prints each message once and leaves it in the channel',
   expect(lines(stdout).map((m) => [m.id, m.body])).toEqual([[id, 'look']]);
   const { channels } = await new RelayClient({ url: app.baseUrl, token }).channels();
   expect(channels.find((c) => c.id === 'peek')).toMatchObject({ queued: expect.any(Number) });
-  expect(channels[0].queued + channels[0].in_flight).toBe(1);
+  expect(channels[0].queued + channels[0].inFlight).toBe(1);
 }, 30_000);

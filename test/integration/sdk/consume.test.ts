@@ -1,4 +1,4 @@
-import { RelayClient, type Consumer, type PulledMessage } from '../../../src/client';
+import { RelayClient, type Consumer, type PulledMessage } from '@relayq/client';
 import { accountWithToken, eventually, sleep, startApp } from '../../helpers/app';
 import { startRedis, type TestRedis } from '../../helpers/redis';
 import { restartableRelay, type RestartableRelay } from './support';
@@ -10,8 +10,8 @@ let client: RelayClient;
 let consumer: Consumer | null = null;
 
 const fast = {
-  reconnect: { base_ms: 100, max_ms: 400 },
-  backoff: { base_ms: 100, max_ms: 400 },
+  reconnect: { baseMs: 100, maxMs: 400 },
+  backoff: { baseMs: 100, maxMs: 400 },
 };
 
 beforeAll(async () => {
@@ -28,25 +28,25 @@ beforeEach(async () => {
   client = new RelayClient({
     url: relay.baseUrl,
     token,
-    retry: { attempts: 3, base_ms: 50, max_ms: 200 },
+    retry: { attempts: 3, baseMs: 50, maxMs: 200 },
   });
 });
 afterEach(async () => {
-  await consumer?.stop({ timeout_ms: 2000 });
+  await consumer?.stop({ timeoutMs: 2000 });
   consumer = null;
 });
 
 async function counts(channel: string) {
   const { channels } = await client.channels();
   const c = channels.find((x) => x.id === channel);
-  return c ? { queued: c.queued, delayed: c.delayed, in_flight: c.in_flight } : null;
+  return c ? { queued: c.queued, delayed: c.delayed, inFlight: c.inFlight } : null;
 }
 
 test('pulls on new_message: handled long before the fallback timer would fire', async () => {
   const events: string[] = [];
   const handled: PulledMessage[] = [];
   consumer = client.consume('orders', (m) => void handled.push(m), {
-    fallback_interval_ms: 60_000,
+    fallbackIntervalMs: 60_000,
   });
   consumer.on('connected', () => events.push('connected'));
   await eventually(() => events.includes('connected'));
@@ -55,14 +55,14 @@ test('pulls on new_message: handled long before the fallback timer would fire', 
   expect(handled[0]).toEqual({
     id,
     body: { n: 1 },
-    content_type: 'json',
+    contentType: 'json',
     metadata: { k: 'v' },
     attempts: 1,
-    timestamp_ms: expect.any(Number),
-    lease_id: expect.any(String),
+    timestampMs: expect.any(Number),
+    leaseId: expect.any(String),
   });
-  await eventually(async () => (await counts('orders'))?.in_flight === 0);
-  expect(await counts('orders')).toEqual({ queued: 0, delayed: 0, in_flight: 0 });
+  await eventually(async () => (await counts('orders'))?.inFlight === 0);
+  expect(await counts('orders')).toEqual({ queued: 0, delayed: 0, inFlight: 0 });
 });
 
 test('catches up on connect with what was sent before it started, on several channels', async () => {
@@ -89,7 +89,7 @@ test('every message handled once while the relay goes away and comes back; sends
       await sleep(5);
       handled.push(m.id);
     },
-    { concurrency: 3, fallback_interval_ms: 1000, ...fast },
+    { concurrency: 3, fallbackIntervalMs: 1000, ...fast },
   );
   consumer.on('connected', () => events.push('connected'));
   consumer.on('disconnected', () => events.push('disconnected'));
@@ -123,8 +123,8 @@ test('every message handled once while the relay goes away and comes back; sends
   await consumer.stop();
   consumer = null;
   expect([...handled].sort()).toEqual([...ids].sort());
-  expect(await counts('a')).toEqual({ queued: 0, delayed: 0, in_flight: 0 });
-  expect(await counts('b')).toEqual({ queued: 0, delayed: 0, in_flight: 0 });
+  expect(await counts('a')).toEqual({ queued: 0, delayed: 0, inFlight: 0 });
+  expect(await counts('b')).toEqual({ queued: 0, delayed: 0, inFlight: 0 });
 }, 45_000);
 
 test('an ack lost while the relay is down past the lease: the message is not handled twice', async () => {
@@ -137,7 +137,7 @@ test('an ack lost while the relay is down past the lease: the message is not han
       // The relay goes away before this success can be acked.
       if (!stopped) stopped = relay.stop();
     },
-    { visibility_timeout_ms: 1000, fallback_interval_ms: 500, ...fast },
+    { visibilityTimeoutMs: 1000, fallbackIntervalMs: 500, ...fast },
   );
   await client.send('fragile', { body: 'once' });
   await eventually(() => stopped !== null);
@@ -146,7 +146,7 @@ test('an ack lost while the relay is down past the lease: the message is not han
   await relay.start();
   await eventually(async () => {
     const c = await counts('fragile');
-    return c !== null && c.queued + c.delayed + c.in_flight === 0;
+    return c !== null && c.queued + c.delayed + c.inFlight === 0;
   }, 10_000);
   expect(handled).toEqual([1]);
 }, 30_000);
@@ -158,13 +158,13 @@ test('stop() with the relay unreachable gives up on the last acks after timeout_
     () => {
       if (!stopped) stopped = relay.stop();
     },
-    { visibility_timeout_ms: 1000, ...fast },
+    { visibilityTimeoutMs: 1000, ...fast },
   );
   await client.send('unlucky', { body: 1 });
   await eventually(() => stopped !== null);
   await stopped;
   const began = Date.now();
-  await consumer.stop({ timeout_ms: 1000 });
+  await consumer.stop({ timeoutMs: 1000 });
   consumer = null;
   expect(Date.now() - began).toBeLessThan(5000);
   await relay.start();
@@ -188,7 +188,7 @@ test('a failing handler: the message comes back with a retry delay and dead-lett
       attempts.push(m.attempts);
       throw new Error(`cannot handle ${String(m.body)}`);
     },
-    { retry_delay_seconds: 0, fallback_interval_ms: 500 },
+    { retryDelaySeconds: 0, fallbackIntervalMs: 500 },
   );
   consumer.on('error', (err: Error, ctx: { during: string }) =>
     errors.push(`${ctx.during}: ${err.message}`),
@@ -198,13 +198,13 @@ test('a failing handler: the message comes back with a retry delay and dead-lett
   await sleep(300);
   expect(attempts).toEqual([1, 2, 3]);
   expect(errors).toEqual(Array(3).fill('handler: cannot handle job-1'));
-  expect(await counts('jobs')).toEqual({ queued: 0, delayed: 0, in_flight: 0 });
+  expect(await counts('jobs')).toEqual({ queued: 0, delayed: 0, inFlight: 0 });
   const dead = await client.pull('jobs-dlq');
   expect(dead.messages.map((m) => m.body)).toEqual(['job-1']);
   expect(dead.messages[0].id).toBe(id);
 });
 
-test('a failing handler without retry_delay_seconds: the lease lapses and the message comes back', async () => {
+test('a failing handler without retryDelaySeconds: the lease lapses and the message comes back', async () => {
   const seen: number[] = [];
   consumer = client.consume(
     'lapse',
@@ -212,15 +212,15 @@ test('a failing handler without retry_delay_seconds: the lease lapses and the me
       seen.push(m.attempts);
       if (m.attempts === 1) throw new Error('not yet');
     },
-    { visibility_timeout_ms: 1000, fallback_interval_ms: 500 },
+    { visibilityTimeoutMs: 1000, fallbackIntervalMs: 500 },
   );
   const started = Date.now();
   await client.send('lapse', { body: 1 });
   await eventually(() => seen.length === 2, 5000);
   expect(seen).toEqual([1, 2]);
   expect(Date.now() - started).toBeGreaterThanOrEqual(900);
-  await eventually(async () => (await counts('lapse'))?.in_flight === 0);
-  expect(await counts('lapse')).toEqual({ queued: 0, delayed: 0, in_flight: 0 });
+  await eventually(async () => (await counts('lapse'))?.inFlight === 0);
+  expect(await counts('lapse')).toEqual({ queued: 0, delayed: 0, inFlight: 0 });
 });
 
 test('a handler running past its visibility timeout keeps its lease and is not delivered twice', async () => {
@@ -233,7 +233,7 @@ test('a handler running past its visibility timeout keeps its lease and is not d
       await sleep(6500);
     },
     // Extended at half the timeout (2 s), which leaves the extend call 2 s on a loaded machine.
-    { visibility_timeout_ms: 4000 },
+    { visibilityTimeoutMs: 4000 },
   );
   await client.send('slow', { body: 1 });
   await eventually(() => seen.length === 1);
@@ -242,9 +242,9 @@ test('a handler running past its visibility timeout keeps its lease and is not d
     await sleep(1000);
     expect((await second.pull('slow')).messages).toEqual([]);
   }
-  await eventually(async () => (await counts('slow'))?.in_flight === 0, 8000);
+  await eventually(async () => (await counts('slow'))?.inFlight === 0, 8000);
   expect(seen).toEqual([1]);
-  expect(await counts('slow')).toEqual({ queued: 0, delayed: 0, in_flight: 0 });
+  expect(await counts('slow')).toEqual({ queued: 0, delayed: 0, inFlight: 0 });
 });
 
 test('stop() loses nothing: all handled messages are acked, nothing unhandled is', async () => {
@@ -272,7 +272,7 @@ test('stop() loses nothing: all handled messages are acked, nothing unhandled is
   // Everything not handled is available at once (no lease held), everything handled is gone.
   const rest: string[] = [];
   for (;;) {
-    const pulled = await client.pull('work', { batch_size: 100 });
+    const pulled = await client.pull('work', { batchSize: 100 });
     if (pulled.messages.length === 0) break;
     rest.push(...pulled.messages.map((m) => m.id));
   }

@@ -1,12 +1,13 @@
 /**
  * Redis goes away and comes back (with its data: it saves on shutdown): the
- * relay answers 503 meanwhile, and the SDK retries only the calls that are
- * safe to repeat; a consumer catches up with what was sent during the outage.
+ * relay answers 503 meanwhile (nothing done), and the SDK retries every call
+ * through it within its retry budget; a consumer catches up with what was
+ * sent during the outage.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { RelayClient, RelayError, type AckResult, type PullResult } from '../../../src/client';
+import { RelayClient, RelayError, type AckResult, type PullResult } from '@relayq/client';
 import {
   accountWithToken,
   eventually,
@@ -34,7 +35,7 @@ function client(): RelayClient {
     url: app.baseUrl,
     token,
     fetch: counting,
-    retry: { attempts: 40, base_ms: 100, max_ms: 300 },
+    retry: { attempts: 40, baseMs: 100, maxMs: 300 },
   });
 }
 
@@ -67,24 +68,42 @@ test('a pull is retried through a 503 until Redis is back', async () => {
   const { id } = await c.send('orders', { body: 'kept' });
   let pulled!: Promise<PullResult>;
   await outage(1200, async () => {
-    pulled = c.pull('orders', { batch_size: 1 });
+    pulled = c.pull('orders', { batchSize: 1 });
     await sleep(300);
   });
   const result = await pulled;
   expect(result.messages.map((m) => m.id)).toEqual([id]);
   expect(calls).toBeGreaterThan(2);
-  expect(await c.ack('orders', [result.messages[0].lease_id])).toEqual({ acked_count: 1 });
+  expect(await c.ack('orders', [result.messages[0].leaseId])).toEqual({ ackedCount: 1 });
 });
 
-test('a send without dedup_id is not retried: it fails with the 503', async () => {
+test('a send without dedupId is retried through a 503 (nothing was stored) and stored once', async () => {
   const c = client();
+  let sent!: Promise<{ id: string }>;
+  await outage(800, async () => {
+    sent = c.send('plain', { body: 'once' });
+    await sleep(300);
+  });
+  const { id } = await sent;
+  expect(calls).toBeGreaterThan(1);
+  const pulled = await c.pull('plain', { batchSize: 10 });
+  expect(pulled.messages.map((m) => [m.id, m.body])).toEqual([[id, 'once']]);
+});
+
+test('when the retry budget is spent, the 503 is thrown as a RelayError', async () => {
+  const c = new RelayClient({
+    url: app.baseUrl,
+    token,
+    fetch: counting,
+    retry: { attempts: 2, baseMs: 10, maxMs: 20 },
+  });
   await outage(500, async () => {
     const err = await c.send('orders', { body: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RelayError);
     expect([(err as RelayError).status, (err as RelayError).code]).toEqual([503, 503]);
     expect((err as RelayError).message).toBe(UNAVAILABLE);
   });
-  expect(calls).toBe(1);
+  expect(calls).toBe(2);
 });
 
 test('a send with a dedup_id and an ack are retried and take effect once', async () => {
@@ -94,14 +113,14 @@ test('a send with a dedup_id and an ack are retried and take effect once', async
   let sent!: Promise<{ id: string }>;
   let acked!: Promise<AckResult>;
   await outage(1200, async () => {
-    sent = c.send('dedup', { body: 'second', dedup_id: 'd-1' });
-    acked = c.ack('dedup', [first.messages[0].lease_id]);
+    sent = c.send('dedup', { body: 'second', dedupId: 'd-1' });
+    acked = c.ack('dedup', [first.messages[0].leaseId]);
     await sleep(300);
   });
   const { id } = await sent;
-  expect(await acked).toEqual({ acked_count: 1 });
+  expect(await acked).toEqual({ ackedCount: 1 });
   expect(calls).toBeGreaterThan(4);
-  const rest = await c.pull('dedup', { batch_size: 10 });
+  const rest = await c.pull('dedup', { batchSize: 10 });
   expect(rest.messages.map((m) => [m.id, m.body])).toEqual([[id, 'second']]);
 });
 
@@ -110,9 +129,9 @@ test('consume handles every message once across a Redis outage, including messag
   const handled: string[] = [];
   const consumer = c.consume(['a', 'b'], (m) => void handled.push(m.id), {
     concurrency: 4,
-    fallback_interval_ms: 1000,
-    reconnect: { base_ms: 100, max_ms: 500 },
-    backoff: { base_ms: 100, max_ms: 500 },
+    fallbackIntervalMs: 1000,
+    reconnect: { baseMs: 100, maxMs: 500 },
+    backoff: { baseMs: 100, maxMs: 500 },
   });
   const ids: string[] = [];
   for (let i = 0; i < 10; i++) ids.push((await c.send(i % 2 ? 'a' : 'b', { body: i })).id);
@@ -121,7 +140,7 @@ test('consume handles every message once across a Redis outage, including messag
     // Producers with a dedup_id keep trying through the outage.
     const during = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        c.send(i % 2 ? 'a' : 'b', { body: 100 + i, dedup_id: `during-${i}` }),
+        c.send(i % 2 ? 'a' : 'b', { body: 100 + i, dedupId: `during-${i}` }),
       ),
     );
     ids.push(...during.map((r) => r.id));
@@ -133,7 +152,7 @@ test('consume handles every message once across a Redis outage, including messag
   const left = await c.channels();
   const counts = left.channels
     .filter((ch) => ch.id === 'a' || ch.id === 'b')
-    .map((ch) => [ch.id, ch.queued, ch.delayed, ch.in_flight]);
+    .map((ch) => [ch.id, ch.queued, ch.delayed, ch.inFlight]);
   expect(counts.sort()).toEqual([
     ['a', 0, 0, 0],
     ['b', 0, 0, 0],

@@ -1,5 +1,7 @@
 /** Helpers of the SDK tests: a relay that can be stopped and started again on one port. */
+import { spawn } from 'node:child_process';
 import http from 'node:http';
+import path from 'node:path';
 import { startApp, type TestApp } from '../../helpers/app';
 import type { TestRedis } from '../../helpers/redis';
 import { attachWebSockets } from '../../../src/ws/server';
@@ -66,3 +68,43 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+export const ROOT = path.resolve(__dirname, '../../..');
+/** The server package's relayq (every command) and the client package's own bin. */
+export const CLI = path.join(ROOT, 'dist/src/cli/main.js');
+export const CLIENT_CLI = path.join(ROOT, 'packages/client/dist/cjs/cli/main.js');
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a CLI with only PATH and `env` in its environment, `input` on its stdin. */
+export function runCli(
+  cli: string,
+  args: string[],
+  env: Record<string, string>,
+  input = '',
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+/** JSON lines as values. */
+export const jsonLines = (text: string): unknown[] =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));

@@ -7,7 +7,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
-import { RelayClient } from '../../../src/client';
+import { RelayClient } from '@relayq/client';
 import {
   accountWithToken,
   eventually,
@@ -68,7 +68,8 @@ let auth: string;
 let client: RelayClient;
 
 beforeAll(async () => {
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+  // the root CLI with the client package it requires (its forward command)
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   redis = await startRedis();
   app = await startListeningApp(redis);
 }, 120_000);
@@ -131,7 +132,7 @@ test('what arrived while offline is delivered on start: method, query, headers a
     await deliver(app, hook.path, '', { 'X-Hub-Signature-256': sign('') }),
   ].map((r) => r.body.result.id as string);
   const plain = await client.send('orders', { body: { plain: true } });
-  const text = await client.send('orders', { body: 'hello', content_type: 'text' });
+  const text = await client.send('orders', { body: 'hello', contentType: 'text' });
 
   const target = await startTarget();
   const fwd = startForward('orders', `${target.url}/webhooks?src=relay`);
@@ -176,7 +177,7 @@ test('what arrived while offline is delivered on start: method, query, headers a
     expect(lines).toHaveLength(5);
     expect(lines[0]).toMatchObject({
       channel: 'orders',
-      message_id: sent[0],
+      messageId: sent[0],
       method: 'POST',
       status: 200,
       outcome: 'acked',
@@ -223,7 +224,7 @@ test('a 500 from the target is retried after a delay, and a later 2xx acks', asy
     fwd.child.kill('SIGTERM');
     expect(await fwd.exited).toBe(0);
     expect(
-      reports(fwd.stdout()).map((r) => [r.message_id, r.status, r.outcome, r.retry_in_seconds]),
+      reports(fwd.stdout()).map((r) => [r.messageId, r.status, r.outcome, r.retryInSeconds]),
     ).toEqual([
       [id, 500, 'retry', 1],
       [id, 204, 'acked', null],
@@ -243,7 +244,7 @@ test('a refused connection is a failed delivery: reported, and the message hande
   try {
     await eventually(() => reports(fwd.stdout()).length >= 1, 15_000, 50);
     expect(reports(fwd.stdout())[0]).toMatchObject({
-      message_id: id,
+      messageId: id,
       status: null,
       error: 'ECONNREFUSED',
       outcome: 'retry',
@@ -296,7 +297,7 @@ test('SIGINT finishes the delivery in flight and loses nothing; a second run del
   release(); // the target answers only after the signal
   expect(await first.exited).toBe(0);
   const firstRun = reports(first.stdout());
-  expect(firstRun.map((r) => [r.message_id, r.outcome])).toEqual([[ids[0], 'acked']]);
+  expect(firstRun.map((r) => [r.messageId, r.outcome])).toEqual([[ids[0], 'acked']]);
   expect(await backlog('slow')).toBe(4);
 
   const second = startForward('slow', target.url);

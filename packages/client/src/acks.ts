@@ -5,10 +5,10 @@
  * until they go through: an ack is safe to repeat, and a late one still
  * deletes its message as long as nobody has pulled it since.
  */
-import type { RelayApi } from './api';
-import { backoffDelay, sleep, type BackoffOptions } from './backoff';
-import { RelayError } from './errors';
-import type { Retry } from './types';
+import type { RelayApi } from './api.js';
+import { backoffDelay, sleep, type BackoffOptions } from './backoff.js';
+import { RelayError } from './errors.js';
+import type { Retry } from './types.js';
 
 interface PendingAcks {
   leaseIds: string[];
@@ -28,7 +28,7 @@ const MAX_PER_CALL = 100;
 
 export class AckBatcher {
   private readonly pending = new Map<string, PendingAcks>();
-  private timer: NodeJS.Timeout | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
   private failures = 0;
   private draining = false;
   /** Aborted when the consumer stops waiting for the last acks. */

@@ -1,10 +1,26 @@
 /** Exponential backoff with jitter, shared by request retries and reconnects. */
+import { option } from './wire.js';
 
 export interface BackoffOptions {
   /** First delay, in ms. */
-  base_ms: number;
+  baseMs: number;
   /** Largest delay, in ms. */
-  max_ms: number;
+  maxMs: number;
+  /** @deprecated use baseMs */
+  base_ms?: number;
+  /** @deprecated use maxMs */
+  max_ms?: number;
+}
+
+/** Defaults completed by what the caller gave (camelCase, or the deprecated snake_case). */
+export function backoffOptions(
+  defaults: { baseMs: number; maxMs: number },
+  given: Partial<BackoffOptions> | undefined,
+): BackoffOptions {
+  return {
+    baseMs: option<number>(given, 'baseMs') ?? defaults.baseMs,
+    maxMs: option<number>(given, 'maxMs') ?? defaults.maxMs,
+  };
 }
 
 /**
@@ -12,8 +28,8 @@ export interface BackoffOptions {
  * exponential step plus a random half, so that many clients cut off together
  * do not come back together.
  */
-export function backoffDelay(attempt: number, { base_ms, max_ms }: BackoffOptions): number {
-  const step = Math.min(max_ms, base_ms * 2 ** Math.min(attempt, 30));
+export function backoffDelay(attempt: number, { baseMs, maxMs }: BackoffOptions): number {
+  const step = Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30));
   return Math.round(step / 2 + Math.random() * (step / 2));
 }
 

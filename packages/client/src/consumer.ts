@@ -5,16 +5,17 @@
  * socket is down. It runs the handler with bounded concurrency and never holds
  * a lease it is not working on (a pull asks for at most the free handler
  * slots). Success is acknowledged (in batches); failure hands the message back
- * with a delay (`retry_delay_seconds`) or lets its lease lapse. Leases of
+ * with a delay (`retryDelaySeconds`) or lets its lease lapse. Leases of
  * handlers that run long are extended. Acks that fail for want of the relay
  * are kept and retried until they go through.
  */
-import { EventEmitter } from 'node:events';
-import { AckBatcher } from './acks';
-import { backoffDelay, type BackoffOptions } from './backoff';
-import type { RelayApi } from './api';
-import { Subscription } from './subscription';
-import type { PulledMessage } from './types';
+import { AckBatcher } from './acks.js';
+import type { RelayApi } from './api.js';
+import { backoffDelay, backoffOptions, type BackoffOptions } from './backoff.js';
+import { Emitter } from './emitter.js';
+import { Subscription } from './subscription.js';
+import type { PulledMessage } from './types.js';
+import { option } from './wire.js';
 
 export interface HandlerContext {
   /** The channel the message was pulled from. */
@@ -30,20 +31,32 @@ export interface ConsumeOptions {
   /** Handlers running at once, across all channels; default 1 (messages handled one at a time, oldest first). */
   concurrency?: number;
   /** Most messages per pull, 1 to 100; default 10 (a pull never asks for more than the free handler slots). */
-  batch_size?: number;
+  batchSize?: number;
   /** Lease length asked for on each pull; default 30000 ms. */
-  visibility_timeout_ms?: number;
+  visibilityTimeoutMs?: number;
   /** Pull every channel this often even without events; default 10000 ms. */
-  fallback_interval_ms?: number;
+  fallbackIntervalMs?: number;
   /**
    * On handler failure: hand the message back to be delivered again after this
    * many seconds (ack `retries`). Unset (default): let its lease lapse, so it
    * comes back when its visibility timeout ends.
    */
-  retry_delay_seconds?: number;
+  retryDelaySeconds?: number;
   /** Extend the lease of a handler still running at half its visibility timeout; default true. */
-  extend_leases?: boolean;
+  extendLeases?: boolean;
   /** Collect acks for this long before sending them in one call; default 20 ms. */
+  ackDelayMs?: number;
+  /** @deprecated use batchSize */
+  batch_size?: number;
+  /** @deprecated use visibilityTimeoutMs */
+  visibility_timeout_ms?: number;
+  /** @deprecated use fallbackIntervalMs */
+  fallback_interval_ms?: number;
+  /** @deprecated use retryDelaySeconds */
+  retry_delay_seconds?: number;
+  /** @deprecated use extendLeases */
+  extend_leases?: boolean;
+  /** @deprecated use ackDelayMs */
   ack_delay_ms?: number;
   /** WebSocket reconnect backoff; default 500 ms doubling up to 30 s, with jitter. */
   reconnect?: Partial<BackoffOptions>;
@@ -53,6 +66,8 @@ export interface ConsumeOptions {
 
 export interface StopOptions {
   /** Most time to spend sending the last acks once handlers have finished; default 30000 ms. */
+  timeoutMs?: number;
+  /** @deprecated use timeoutMs */
   timeout_ms?: number;
 }
 
@@ -73,7 +88,7 @@ interface Running {
 
 const RECENT_LIMIT = 10_000;
 
-export class Consumer extends EventEmitter {
+export class Consumer extends Emitter {
   private readonly channels: string[];
   private readonly concurrency: number;
   private readonly batchSize: number;
@@ -95,9 +110,9 @@ export class Consumer extends EventEmitter {
   private cursor = 0;
   private pullFailures = 0;
   private pullPausedUntil = 0;
-  private pumpTimer: NodeJS.Timeout | null = null;
-  private fallbackTimer: NodeJS.Timeout | null = null;
-  private extendTimer: NodeJS.Timeout | null = null;
+  private pumpTimer: ReturnType<typeof setTimeout> | null = null;
+  private fallbackTimer: ReturnType<typeof setTimeout> | null = null;
+  private extendTimer: ReturnType<typeof setTimeout> | null = null;
   private stopping = false;
   private stopped: Promise<void> | null = null;
 
@@ -111,20 +126,18 @@ export class Consumer extends EventEmitter {
     this.channels = [...new Set(channels)];
     if (this.channels.length === 0) throw new TypeError('consume needs at least one channel');
     this.concurrency = positiveInteger(options.concurrency ?? 1, 'concurrency');
-    this.batchSize = Math.min(100, positiveInteger(options.batch_size ?? 10, 'batch_size'));
+    const given = <T>(name: string) => option<T>(options, name);
+    this.batchSize = Math.min(100, positiveInteger(given('batchSize') ?? 10, 'batchSize'));
     this.visibilityMs = positiveInteger(
-      options.visibility_timeout_ms ?? 30_000,
-      'visibility_timeout_ms',
+      given('visibilityTimeoutMs') ?? 30_000,
+      'visibilityTimeoutMs',
     );
-    this.fallbackMs = positiveInteger(
-      options.fallback_interval_ms ?? 10_000,
-      'fallback_interval_ms',
-    );
-    this.retryDelay = options.retry_delay_seconds;
-    this.extendLeases = options.extend_leases ?? true;
-    this.backoff = { base_ms: 500, max_ms: 15_000, ...options.backoff };
+    this.fallbackMs = positiveInteger(given('fallbackIntervalMs') ?? 10_000, 'fallbackIntervalMs');
+    this.retryDelay = given('retryDelaySeconds');
+    this.extendLeases = given('extendLeases') ?? true;
+    this.backoff = backoffOptions({ baseMs: 500, maxMs: 15_000 }, options.backoff);
     this.acks = new AckBatcher(api, {
-      delayMs: Math.max(0, options.ack_delay_ms ?? 20),
+      delayMs: Math.max(0, given('ackDelayMs') ?? 20),
       backoff: this.backoff,
       report: (err, channel) => this.report(err, { during: 'ack', channel }),
       track: (promise) => this.track(promise),
@@ -180,7 +193,7 @@ export class Consumer extends EventEmitter {
   stop(options: StopOptions = {}): Promise<void> {
     if (this.stopped) return this.stopped;
     this.stopping = true;
-    const timeoutMs = options.timeout_ms ?? 30_000;
+    const timeoutMs = option<number>(options, 'timeoutMs') ?? 30_000;
     this.stopped = (async () => {
       if (this.fallbackTimer) clearInterval(this.fallbackTimer);
       if (this.pumpTimer) clearTimeout(this.pumpTimer);
@@ -248,8 +261,8 @@ export class Consumer extends EventEmitter {
   private async pullOnce(channel: string, want: number): Promise<void> {
     try {
       const result = await this.api.pull(channel, {
-        batch_size: want,
-        visibility_timeout_ms: this.visibilityMs,
+        batchSize: want,
+        visibilityTimeoutMs: this.visibilityMs,
       });
       this.pullFailures = 0;
       if (result.messages.length >= want) this.dirty.add(channel);
@@ -270,17 +283,17 @@ export class Consumer extends EventEmitter {
     const key = `${channel}\u0000${message.id}`;
     if (this.recent.has(key)) {
       // Handled already; only its ack was lost. Ack the new lease instead of handling it twice.
-      this.acks.add(channel, message.lease_id);
+      this.acks.add(channel, message.leaseId);
       return;
     }
     const already = this.running.get(key);
     if (already) {
       // Its lease lapsed while the handler still runs: keep the handler, take the new lease.
-      already.leaseId = message.lease_id;
+      already.leaseId = message.leaseId;
       already.leasedAt = Date.now();
       return;
     }
-    const entry: Running = { channel, message, leaseId: message.lease_id, leasedAt: Date.now() };
+    const entry: Running = { channel, message, leaseId: message.leaseId, leasedAt: Date.now() };
     this.running.set(key, entry);
     void this.track(this.handle(key, entry));
   }
@@ -300,8 +313,8 @@ export class Consumer extends EventEmitter {
       this.acks.add(entry.channel, entry.leaseId);
     } else if (this.retryDelay !== undefined) {
       this.acks.add(entry.channel, undefined, {
-        lease_id: entry.leaseId,
-        delay_seconds: this.retryDelay,
+        leaseId: entry.leaseId,
+        delaySeconds: this.retryDelay,
       });
     }
     this.pump();

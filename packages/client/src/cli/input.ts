@@ -1,9 +1,11 @@
 /** Reading what the client commands are given: bodies (argument, @file, stdin) and flag values. */
 import { readFileSync } from 'node:fs';
-import type { ContentType } from '../client';
+import type { ContentType } from '../types.js';
 
 /** A mistake in the command line itself: exit 2. */
-export class UsageError extends Error {}
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
 
 async function readStdin(): Promise<Buffer> {
   if (process.stdin.isTTY) {
@@ -78,4 +80,15 @@ export function numberFlag(value: string, name: string): number {
   if (value.trim() === '' || !Number.isFinite(n) || n < 0)
     throw new UsageError(`${name} must be a number of at least 0, not "${value}"`);
   return n;
+}
+
+/** A JSON argument (e.g. a setting's value): parsed, or a usage error naming the flag. */
+export function jsonFlag(value: string, name: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new UsageError(
+      `${name} must be JSON (quote strings: '"text"'), not ${value.slice(0, 60)}`,
+    );
+  }
 }

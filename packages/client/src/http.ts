@@ -1,33 +1,37 @@
 /**
- * One HTTP call to the relay: fetch, the envelope, and retries. Only calls
- * that are safe to repeat are retried (pull, ack, extend, listing, and sends
- * that carry a dedup_id), and only on failures a retry may cure: no response
- * at all, or 503 (the relay's store was unreachable and the call had no effect).
+ * One HTTP call to the relay: fetch, the envelope, and retries. A 429 or 503
+ * means the relay did nothing, so every call is retried after one, waiting
+ * what its Retry-After asks (else the backoff). No response at all is retried
+ * only for calls that are safe to repeat (pull, ack, extend, reads, and sends
+ * that carry a dedupId). Both within the retry budget (`attempts`).
  */
-import { backoffDelay, sleep, type BackoffOptions } from './backoff';
-import { RelayError } from './errors';
+import { backoffDelay, sleep, type BackoffOptions } from './backoff.js';
+import { RelayError } from './errors.js';
 
 export interface RetryPolicy extends BackoffOptions {
   /** Tries in all, the first included; 1 turns retries off. */
   attempts: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, base_ms: 200, max_ms: 5_000 };
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseMs: 200, maxMs: 5_000 };
+
+/** A Retry-After longer than this is not waited for: the error is thrown with its retryAfterMs. */
+const MAX_RETRY_AFTER_MS = 60_000;
 
 export interface HttpOptions {
   url: string;
   token: string;
   /** Per-try timeout in ms (a long poll's wait is added to it). */
-  timeout_ms: number;
+  timeoutMs: number;
   retry: RetryPolicy;
   fetch: typeof fetch;
 }
 
 export interface CallOptions {
-  /** Safe to repeat: retried on network errors and 503. */
+  /** Safe to repeat after no response (429 and 503 are retried for every call). */
   idempotent: boolean;
   /** Extra time the relay may hold the request (long poll). */
-  extra_timeout_ms?: number;
+  extraTimeoutMs?: number;
   /** Aborts the waits between retries (the request itself runs to its end). */
   signal?: AbortSignal;
 }
@@ -47,11 +51,14 @@ function isEnvelope(value: unknown): value is Envelope {
   );
 }
 
-function retryAfter(response: Response): number | null {
+/** Retry-After in ms: delta-seconds or an HTTP date (RFC 9110 10.2.3). */
+function retryAfterMs(response: Response): number | null {
   const header = response.headers.get('retry-after');
-  if (header === null) return null;
+  if (header === null || header.trim() === '') return null;
   const seconds = Number(header);
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
+  if (Number.isFinite(seconds)) return seconds >= 0 ? Math.round(seconds * 1000) : null;
+  const date = Date.parse(header);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : null;
 }
 
 export class HttpTransport {
@@ -76,14 +83,17 @@ export class HttpTransport {
     body: unknown,
     call: CallOptions,
   ): Promise<T> {
-    const tries = call.idempotent ? Math.max(1, this.options.retry.attempts) : 1;
+    const tries = Math.max(1, this.options.retry.attempts);
     for (let attempt = 0; ; attempt++) {
       try {
-        return (await this.once(method, path, body, call.extra_timeout_ms ?? 0)) as T;
+        return (await this.once(method, path, body, call.extraTimeoutMs ?? 0)) as T;
       } catch (err) {
-        const retryable = err instanceof RelayError && (err.status === 0 || err.status === 503);
-        if (!retryable || attempt + 1 >= tries || call.signal?.aborted) throw err;
-        await sleep(backoffDelay(attempt, this.options.retry), call.signal);
+        if (!(err instanceof RelayError) || attempt + 1 >= tries || call.signal?.aborted) throw err;
+        const refused = err.status === 429 || err.status === 503;
+        if (!refused && !(err.status === 0 && call.idempotent)) throw err;
+        const asked = err.retryAfterMs;
+        if (asked !== null && asked > MAX_RETRY_AFTER_MS) throw err;
+        await sleep(asked ?? backoffDelay(attempt, this.options.retry), call.signal);
         if (call.signal?.aborted) throw err;
       }
     }
@@ -107,7 +117,7 @@ export class HttpTransport {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.options.timeout_ms + extraMs),
+        signal: AbortSignal.timeout(this.options.timeoutMs + extraMs),
       });
       text = await response.text();
     } catch (err) {
@@ -119,7 +129,7 @@ export class HttpTransport {
       };
       const reason =
         e?.name === 'TimeoutError'
-          ? `no answer within ${this.options.timeout_ms + extraMs} ms`
+          ? `no answer within ${this.options.timeoutMs + extraMs} ms`
           : e?.cause?.code
             ? `${e.cause.code}${e.cause.message ? ` (${e.cause.message})` : ''}`
             : (e?.cause?.message ?? e?.message ?? String(err));
@@ -138,7 +148,7 @@ export class HttpTransport {
         response.status,
         response.status,
         `the relay at ${this.base} answered HTTP ${response.status} without a relay envelope`,
-        { retryAfterSeconds: retryAfter(response) },
+        { retryAfterMs: retryAfterMs(response) },
       );
     }
     if (parsed.success && response.ok) return parsed.result;
@@ -148,7 +158,7 @@ export class HttpTransport {
         : [{ code: response.status, message: `HTTP ${response.status}` }];
     throw new RelayError(response.status, errors[0].code, errors[0].message, {
       errors,
-      retryAfterSeconds: retryAfter(response),
+      retryAfterMs: retryAfterMs(response),
     });
   }
 }

@@ -8,8 +8,8 @@ export class RelayError extends Error {
   readonly code: number;
   /** Every error of the envelope. */
   readonly errors: { code: number; message: string }[];
-  /** Seconds from the `Retry-After` header, when the relay sent one. */
-  readonly retryAfterSeconds: number | null;
+  /** How long the relay asked the caller to wait (`Retry-After`), in ms; null when it did not say. */
+  readonly retryAfterMs: number | null;
 
   constructor(
     status: number,
@@ -17,7 +17,7 @@ export class RelayError extends Error {
     message: string,
     options: {
       errors?: { code: number; message: string }[];
-      retryAfterSeconds?: number | null;
+      retryAfterMs?: number | null;
       cause?: unknown;
     } = {},
   ) {
@@ -26,11 +26,37 @@ export class RelayError extends Error {
     this.status = status;
     this.code = code;
     this.errors = options.errors ?? (status === 0 ? [] : [{ code, message }]);
-    this.retryAfterSeconds = options.retryAfterSeconds ?? null;
+    this.retryAfterMs = options.retryAfterMs ?? null;
   }
 
-  /** True for failures a retry may cure: no response, 503, and 429. */
+  /** @deprecated use retryAfterMs */
+  get retryAfterSeconds(): number | null {
+    return this.retryAfterMs === null ? null : this.retryAfterMs / 1000;
+  }
+
+  /**
+   * True for failures a retry may cure: no response, 503 and 429. A 503 or 429
+   * means the relay did nothing, so any call may be repeated after one; after
+   * no response, only a call that is safe to repeat.
+   */
   get retryable(): boolean {
     return this.status === 0 || this.status === 503 || this.status === 429;
+  }
+
+  /** The fields that matter, for JSON output (`--json`) and logs. */
+  toJSON(): {
+    name: string;
+    status: number;
+    code: number;
+    message: string;
+    retryAfterMs: number | null;
+  } {
+    return {
+      name: this.name,
+      status: this.status,
+      code: this.code,
+      message: this.message,
+      retryAfterMs: this.retryAfterMs,
+    };
   }
 }

@@ -3,9 +3,10 @@
  * webhook URL carries the request in `metadata.webhook` (method, headers, raw
  * query) and its exact body bytes (`text`: UTF-8; `bytes`: base64). Any other
  * message is a POST of its body: JSON as application/json, text as text/plain,
- * bytes (and v8) as application/octet-stream.
+ * bytes (and v8) as application/octet-stream. Browser-safe: bytes are a
+ * Uint8Array (a Buffer is one too).
  */
-import type { PulledMessage } from './types';
+import type { PulledMessage } from './types.js';
 
 export interface ForwardRequest {
   method: string;
@@ -13,7 +14,8 @@ export interface ForwardRequest {
   headers: Record<string, string>;
   /** the raw query string, without "?"; "" for none */
   query: string;
-  body: Buffer;
+  /** the exact body bytes */
+  body: Uint8Array;
 }
 
 interface WebhookMetadata {
@@ -34,16 +36,23 @@ function webhookOf(message: PulledMessage): WebhookMetadata | null {
   };
 }
 
+function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
 /** The body's exact bytes. */
-export function bodyBytes(message: PulledMessage): Buffer {
-  switch (message.content_type) {
+export function bodyBytes(message: PulledMessage): Uint8Array {
+  switch (message.contentType) {
     case 'text':
-      return Buffer.from(String(message.body), 'utf8');
+      return new TextEncoder().encode(String(message.body));
     case 'bytes':
     case 'v8':
-      return Buffer.from(String(message.body), 'base64');
+      return fromBase64(String(message.body));
     default:
-      return Buffer.from(JSON.stringify(message.body), 'utf8');
+      return new TextEncoder().encode(JSON.stringify(message.body));
   }
 }
 
@@ -60,6 +69,8 @@ const NOT_REPLAYED = new Set([
   'content-length',
   'transfer-encoding',
   'connection',
+  'keep-alive',
+  'upgrade',
   'expect',
 ]);
 
@@ -72,7 +83,7 @@ export function messageRequest(message: PulledMessage): ForwardRequest {
       if (typeof value === 'string' && !NOT_REPLAYED.has(lower)) headers[lower] = value;
     }
   } else {
-    headers['content-type'] = DEFAULT_TYPES[message.content_type] ?? DEFAULT_TYPES.json;
+    headers['content-type'] = DEFAULT_TYPES[message.contentType] ?? DEFAULT_TYPES.json;
   }
   headers['x-relayq-message-id'] = message.id;
   headers['x-relayq-attempts'] = String(message.attempts);

@@ -1,17 +1,18 @@
 /**
- * `relayq forward <channel> --to <url>`: replays each message of a channel as
- * the HTTP request it describes to a local (or any) URL, with the SDK's
- * forward(): catch-up of what arrived while it was not running, then live.
- * One line per delivery on stdout (--json: one JSON object). SIGINT or
- * SIGTERM finishes the deliveries in flight, then exits 0.
+ * `forward <channel> --to <url>`: replays each message of a channel as the
+ * HTTP request it describes to a local (or any) URL, with the SDK's forward():
+ * catch-up of what arrived while it was not running, then live. One line per
+ * delivery on stdout (--json: one JSON object per line). SIGINT or SIGTERM
+ * finishes the deliveries in flight, then exits 0.
  */
 import type { Command } from 'commander';
-import { forward, DeliveryFailed, type DeliveryReport } from '../client';
-import { connect, jsonOutput, run, withConnection, type ConnectionFlags } from './client';
-import { integerFlag, numberFlag, UsageError } from './clientInput';
-import { untilSignal } from './signals';
+import { forward, DeliveryFailed, type DeliveryReport } from '../forward.js';
+import { connect, withConnection, type CommonFlags } from './connection.js';
+import { integerFlag, numberFlag, UsageError } from './input.js';
+import { Output } from './output.js';
+import { untilSignal } from './signals.js';
 
-interface ForwardFlags extends ConnectionFlags {
+interface ForwardFlags extends CommonFlags {
   to: string;
   timeout: string;
   concurrency: string;
@@ -20,8 +21,8 @@ interface ForwardFlags extends ConnectionFlags {
 
 function describe(r: DeliveryReport): string {
   const result = r.status !== null ? String(r.status) : (r.error ?? 'failed');
-  const retry = r.outcome === 'retry' ? `  retry in ${r.retry_in_seconds} s` : '';
-  return `${r.time}  ${r.method} ${r.url}  ${result}  ${r.ms} ms  ${r.message_id}  attempt ${r.attempts}${retry}`;
+  const retry = r.outcome === 'retry' ? `  retry in ${r.retryInSeconds} s` : '';
+  return `${r.time}  ${r.method} ${r.url}  ${result}  ${r.ms} ms  ${r.messageId}  attempt ${r.attempts}${retry}`;
 }
 
 async function forwardCommand(channel: string, flags: ForwardFlags): Promise<void> {
@@ -30,22 +31,21 @@ async function forwardCommand(channel: string, flags: ForwardFlags): Promise<voi
   }
   const timeoutSeconds = numberFlag(flags.timeout, '--timeout');
   if (timeoutSeconds <= 0) throw new UsageError('--timeout must be more than 0 seconds');
+  const retryDelay = numberFlag(flags.retryDelay, '--retry-delay');
+  if (retryDelay < 0) throw new UsageError('--retry-delay must be 0 or more seconds');
+  const concurrency = integerFlag(flags.concurrency, '--concurrency', 1);
+  const out = new Output(flags);
   const client = connect(flags);
-  const json = jsonOutput(flags);
   const consumer = forward(client, channel, flags.to, {
-    timeout_ms: Math.round(timeoutSeconds * 1000),
-    concurrency: integerFlag(flags.concurrency, '--concurrency', 1),
-    retry_delay_seconds: numberFlag(flags.retryDelay, '--retry-delay'),
-    onDelivery: (report) =>
-      process.stdout.write(`${json ? JSON.stringify(report) : describe(report)}\n`),
+    timeoutMs: Math.round(timeoutSeconds * 1000),
+    concurrency,
+    retryDelaySeconds: retryDelay,
+    onDelivery: (report) => out.item(report, () => describe(report)),
   });
-  const note = (text: string) => {
-    if (!json) process.stderr.write(`${text}\n`);
-  };
   let stopping = false;
-  consumer.on('connected', () => note(`forwarding ${channel} to ${flags.to} (Ctrl-C to stop)`));
+  consumer.on('connected', () => out.note(`forwarding ${channel} to ${flags.to} (Ctrl-C to stop)`));
   consumer.on('disconnected', () => {
-    if (!stopping) note('disconnected from the relay; reconnecting');
+    if (!stopping) out.note('disconnected from the relay; reconnecting');
   });
   consumer.on('error', (err: Error) => {
     if (err instanceof DeliveryFailed) return; // already printed as a delivery line
@@ -55,7 +55,7 @@ async function forwardCommand(channel: string, flags: ForwardFlags): Promise<voi
     () => consumer.stop(),
     () => {
       stopping = true;
-      note('finishing the deliveries in flight');
+      out.note('finishing the deliveries in flight');
     },
   );
 }
@@ -79,5 +79,5 @@ export function registerForwardCommand(program: Command): void {
         'delay before a failed delivery is retried, doubled each attempt (up to 300 s)',
         '1',
       ),
-  ).action(run(forwardCommand));
+  ).action(forwardCommand);
 }

@@ -1,5 +1,5 @@
 /** The part of the client a consumer needs (kept narrow so the consumer can be tested alone). */
-import type { AckOptions, AckResult, ExtendResult, PullOptions, PullResult } from './types';
+import type { AckOptions, AckResult, ExtendResult, PullOptions, PullResult } from './types.js';
 
 export interface RelayApi {
   readonly url: string;

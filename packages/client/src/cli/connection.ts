@@ -1,0 +1,28 @@
+/** The connection flags every client command takes, and the client they make. */
+import type { Command } from 'commander';
+import { RelayClient } from '../client.js';
+import { resolveConnection, DEFAULT_URL, type ConnectionFlags } from './config.js';
+import type { OutputFlags } from './output.js';
+
+export type CommonFlags = ConnectionFlags & OutputFlags;
+
+export function withConnection(command: Command): Command {
+  return command
+    .option('--url <url>', `relay address (default: $RELAY_URL, the profile's, or ${DEFAULT_URL})`)
+    .option('--token <token>', "relay API token (default: $RELAY_TOKEN or the profile's)")
+    .option(
+      '--profile <name>',
+      'use this profile of relayq login (default: $RELAY_PROFILE or the current one)',
+    )
+    .option('--json', 'print JSON (one document, or one object per line for streams)');
+}
+
+export function connect(flags: ConnectionFlags): RelayClient {
+  const { url, token } = resolveConnection(flags);
+  return new RelayClient({ url, token });
+}
+
+/** The flags of an action's command (commander passes the Command last). */
+export function flagsOf<T>(args: unknown[]): T {
+  return (args[args.length - 1] as Command).opts<T & object>();
+}

@@ -1,0 +1,28 @@
+/**
+ * GET /v1/relay/whoami: what a token may do, for the token itself (any role):
+ * its account, role, channels and expiry, never its secret. `relayq whoami`
+ * shows it; relay tokens cannot read the account API.
+ */
+import { Router } from 'express';
+import { authenticate } from '../auth/authenticate';
+import type { HttpDeps } from './context';
+import { resource } from './route';
+
+export function whoamiRouter(deps: HttpDeps): Router {
+  const router = Router();
+  resource(router, '/v1/relay/whoami', {
+    get: async (req) => {
+      const auth = await authenticate(req.headers.authorization, deps.store.accounts, deps.plans);
+      await deps.limits.enforce(auth);
+      return {
+        account: auth.accountId,
+        token_id: auth.tokenId,
+        role: auth.role,
+        channels: auth.channels,
+        expires_ms: auth.expiresMs,
+        plan: auth.plan,
+      };
+    },
+  });
+  return router;
+}

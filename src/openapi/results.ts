@@ -1,0 +1,207 @@
+/**
+ * The result schemas of every endpoint (the `result` of the envelope), defined
+ * once here, next to the request schemas of src/schemas/requests.ts. The
+ * OpenAPI document is built from both; the tests check every response
+ * against it, so a change of shape without a change here fails them.
+ */
+import { CONTENT_TYPES, LIMITS } from '../schemas/requests';
+
+const integer = { type: 'integer', minimum: 0 };
+const count = (description: string) => ({ ...integer, description });
+const msOrNull = { type: ['integer', 'null'] };
+const strict = (properties: Record<string, object>, required = Object.keys(properties)) => ({
+  type: 'object',
+  additionalProperties: false,
+  required,
+  properties,
+});
+
+export const pulledMessage = strict(
+  {
+    id: { type: 'string', description: 'the message id (a UUID)' },
+    body: { description: 'the body as sent' },
+    content_type: { type: 'string', enum: CONTENT_TYPES },
+    timestamp_ms: { ...integer, description: 'when the relay stored it (its clock)' },
+    attempts: { type: 'integer', minimum: 1, description: 'deliveries so far, this one included' },
+    metadata: { type: 'object' },
+    lease_id: { type: 'string', description: 'acknowledge, extend or retry with this' },
+    dead_letter: strict({ source_channel: { type: 'string' }, attempts: integer }),
+  },
+  ['id', 'body', 'content_type', 'timestamp_ms', 'attempts', 'metadata', 'lease_id'],
+);
+
+const channelCounts = {
+  id: { type: 'string' },
+  queued: count('available now'),
+  delayed: count('waiting for their delay'),
+  in_flight: count('leased'),
+  storage_bytes: integer,
+  oldest_message_ms: msOrNull,
+};
+
+/** A channel's settings as in effect: one never set shows its default. */
+export const channelConfig = strict({
+  dead_letter_channel: { type: ['string', 'null'] },
+  max_attempts: { type: 'integer', minimum: 1, maximum: LIMITS.maxAttempts },
+  dedup_window_seconds: { type: 'integer', minimum: 1 },
+  paused: { type: 'boolean', description: 'pulls and SQS receives get nothing; sends still store' },
+  visibility_timeout_ms: count('lease length of a pull that gives none'),
+  delay_seconds: count('delay of a message sent without delay_seconds'),
+  retention_seconds: {
+    type: 'integer',
+    minimum: 1,
+    description: "how long a message is kept (at most the plan's retention)",
+  },
+  receive_wait_seconds: count("the SQS endpoint's default WaitTimeSeconds"),
+});
+
+export const channel = strict({
+  ...channelCounts,
+  oldest_message_age_seconds: {
+    type: ['number', 'null'],
+    minimum: 0,
+    description: 'seconds since the oldest message was sent (the relay clock); null when empty',
+  },
+  expiring_within_1h: count('messages whose retention ends within the next hour'),
+  config: channelConfig,
+});
+
+export const token = strict(
+  {
+    id: { type: 'string', pattern: '^[0-9a-f]{16}$' },
+    name: { type: ['string', 'null'] },
+    channels: { type: ['array', 'null'], items: { type: 'string' } },
+    expires_ms: msOrNull,
+    created_ms: integer,
+    role: { type: 'string', enum: ['relay', 'owner'] },
+    token: { type: 'string', description: 'the secret: only in the answer that creates it' },
+    kind: { const: 'session', description: 'a dashboard session (operator lists only)' },
+    parent_id: { type: 'string', description: "a session's sign-in token" },
+    rate_limit_per_second: {
+      type: 'integer',
+      minimum: 1,
+      description: "this token's own request rate, below the account's",
+    },
+    aws_access_key_id: {
+      type: 'string',
+      description: 'the AWS access key id that signs as this token on the SQS endpoint',
+    },
+    aws_secret_access_key: {
+      type: 'string',
+      description: 'its AWS secret access key: only in the answer that creates it',
+    },
+  },
+  ['id', 'name', 'channels', 'expires_ms'],
+);
+
+const usage = strict({ storage_bytes: integer, channels: integer });
+
+export const account = strict(
+  {
+    id: { type: 'string' },
+    plan: { type: 'string' },
+    created_ms: integer,
+    usage,
+    limits: {
+      type: 'object',
+      description: "the plan's limits; a limit of null is unlimited",
+      properties: {
+        max_storage_bytes: integer,
+        max_channels: integer,
+        retention_seconds: integer,
+        rate_limit_per_second: count('requests per second of the whole account; 0: unlimited'),
+        rate_limit_burst: count("requests at once before the rate applies; 0: one second's worth"),
+        max_tokens: integer,
+        max_websocket_connections: count('open WebSockets of the account'),
+        max_long_polls: count('long-poll waits of the account at once'),
+        max_webhook_bytes: count('largest body a webhook URL of the account accepts'),
+        max_message_bytes: integer,
+      },
+      additionalProperties: { type: ['integer', 'null'] },
+    },
+  },
+  ['id', 'plan'],
+);
+
+/** A webhook's verification settings as shown: never the secret. */
+const webhookVerify = {
+  oneOf: [
+    { type: 'null' },
+    strict(
+      {
+        scheme: { type: 'string', enum: ['github', 'stripe', 'standard-webhooks', 'hmac-sha256'] },
+        on_failure: { type: 'string', enum: ['reject', 'record'] },
+        header: { type: 'string' },
+        encoding: { type: 'string', enum: ['hex', 'base64'] },
+        prefix: { type: 'string' },
+      },
+      ['scheme', 'on_failure'],
+    ),
+  ],
+};
+
+const webhookCommon = {
+  id: { type: 'string', pattern: '^[0-9a-f]{16}$' },
+  label: { type: ['string', 'null'] },
+  verify: webhookVerify,
+  dedup_header: { type: ['string', 'null'] },
+  created_at: { ...integer, description: 'ms since the epoch' },
+};
+
+export const RESULTS = {
+  send: strict({ id: { type: 'string' } }),
+  sendBatch: strict({ ids: { type: 'array', items: { type: 'string' } } }),
+  pull: strict({
+    message_backlog_count: count('messages left available after this pull'),
+    messages: { type: 'array', items: pulledMessage },
+  }),
+  ack: strict({ acked_count: integer, retried_count: integer }, ['acked_count']),
+  extend: strict({ extended_count: integer }),
+  purge: strict({ purged_count: integer }),
+  redrive: strict({ moved_count: integer }),
+  channelList: strict({
+    channels: { type: 'array', items: strict(channelCounts) },
+  }),
+  channel,
+  channelDelete: strict({ deleted_count: integer }),
+  whoami: strict({
+    account: { type: 'string' },
+    token_id: { type: 'string' },
+    role: { type: 'string', enum: ['relay', 'owner'] },
+    channels: { type: ['array', 'null'], items: { type: 'string' } },
+    expires_ms: msOrNull,
+    plan: { type: 'string' },
+  }),
+  account,
+  tokenList: strict({ tokens: { type: 'array', items: token } }),
+  token,
+  revoked: strict({ id: { type: 'string' }, revoked: { const: true } }),
+  adminAccount: strict({ id: { type: 'string' }, plan: { type: 'string' }, usage }, ['id', 'plan']),
+  accountDeleted: strict({ id: { type: 'string' }, deleted: { const: true } }),
+  session: strict({
+    account: { type: 'string' },
+    expires_ms: msOrNull,
+    csrf_token: { type: 'string' },
+  }),
+  signedOut: strict({ signed_out: { const: true } }),
+  health: strict({ status: { type: 'string' } }),
+  openapi: { type: 'object', description: 'this document' },
+  webhookCreated: strict({
+    ...webhookCommon,
+    url: {
+      type: 'string',
+      description: 'the absolute webhook URL, with its key: only in this answer',
+    },
+  }),
+  webhookList: strict({
+    webhooks: {
+      type: 'array',
+      items: strict({
+        ...webhookCommon,
+        last_received_at: { ...msOrNull, description: 'ms since the epoch; null: never' },
+        received_count: integer,
+      }),
+    },
+  }),
+  webhookDeleted: strict({ deleted: { const: true } }),
+} as const;
