@@ -22,6 +22,8 @@ const common = {
 /** @type {import('jest').Config} */
 module.exports = {
   testTimeout: 30000,
+  // the client package's dist/, for the tests that run compiled code as processes
+  globalSetup: '<rootDir>/test/helpers/globalSetup.cjs',
   projects: [
     {
       ...common,
