@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import { accountKeys, accountOfEventsKey } from './keys';
 import { isCluster, type RedisClient } from './redis';
 import { keySlot } from './slots';
+import { rethrowStoreError } from './storeErrors';
 
 const RESUBSCRIBE_BATCH = 200;
 /** How far the catch-up events after a resubscription are spread, at most. */
@@ -156,7 +157,8 @@ export class EventHub {
       await this.pending.get(account);
     } catch (err) {
       set.delete(listener);
-      throw err;
+      // a closed or unreachable subscriber connection is the store's 503, like a script call
+      rethrowStoreError(err);
     }
     let removed = false;
     return () => {

@@ -57,6 +57,15 @@ test('a subscription that fails rejects every waiting listener, and the next one
   off();
 });
 
+test("a closed subscriber connection is the store's 503, not an unexpected error", async () => {
+  const { fake, events } = hub();
+  fake.failNext = new Error('Connection is closed.');
+  await expect(events.subscribe('acme', () => undefined)).rejects.toMatchObject({
+    status: 503,
+    message: 'the queue store is unavailable; the request had no effect and may be retried',
+  });
+});
+
 test('after a reconnection the accounts are resubscribed in one command, and every listener is told so within the spread', async () => {
   const { fake, events } = hub();
   const got: [string, AccountEvent][] = [];
