@@ -13,7 +13,7 @@ let replica: SingleTestRedis;
 let replicaClient: Redis;
 let app: TestApp;
 
-const TIMEOUT_MS = 300;
+const TIMEOUT_MS = 1000;
 
 beforeAll(async () => {
   primary = await startSingleRedis();
@@ -41,11 +41,18 @@ const base = '/v1/relay/channels/orders/messages';
 test('sends and acks are acknowledged once the replica has them; concurrent ones share WAITs', async () => {
   const { auth } = await accountWithToken(app, 'acme');
   const waitsBefore = app.relay.context.replication.waitsSent;
-  const sends = await Promise.all(
+  // The replica holds its acknowledgement for a moment, so that a WAIT is surely in
+  // flight while the other sends are written: they must share the next one, however
+  // fast or slow the machine is.
+  await replica.pause();
+  const pending = Promise.all(
     Array.from({ length: 20 }, (_, i) =>
       app.http.post(base).set('Authorization', auth).send({ body: i }),
     ),
   );
+  await new Promise((r) => setTimeout(r, 150));
+  await replica.resume();
+  const sends = await pending;
   expect(sends.map((r) => r.status)).toEqual(new Array(20).fill(200));
   // the replica already holds every acknowledged message
   expect(await replicaClient.hlen('rq:{acme}:c:orders:m')).toBe(20);
