@@ -11,5 +11,5 @@ if redis.call('EXISTS', k.account) == 1 then
   return redis.error_reply('ACCOUNT_EXISTS')
 end
 local now = now_ms()
-redis.call('HSET', k.account, 'id', ARGV[1], 'plan', ARGV[2], 'created_ms', now, 'storage_bytes', 0, 'seq', 0)
+redis.call('HSET', k.account, 'id', ARGV[1], 'plan', ARGV[2], 'created_ms', now, 'storage_bytes', 0)
 return now

@@ -41,12 +41,12 @@ for i = 1, n do
   delayed = delayed + redis.call('ZCOUNT', ch.q, '(' .. now, '+inf')
   in_flight = in_flight + redis.call('ZCOUNT', ch.f, '(' .. now, '+inf')
   if dead_letter_channels[ARGV[1 + i]] then
-    dead_letter = dead_letter + redis.call('HLEN', ch.m)
+    dead_letter = dead_letter + message_count(ch)
   end
   local ts = oldest_sent_ms(ch)
   if ts and (oldest == false or ts < oldest) then oldest = ts end
-  local first = redis.call('ZRANGE', ch.x, 0, 0, 'WITHSCORES')
-  if first[2] then next_expiry = min_due(next_expiry, tonumber(first[2])) end
+  local cursor, expiry = first_run(ch)
+  if cursor then next_expiry = min_due(next_expiry, expiry) end
 end
 local storage = tonumber(redis.call('HGET', k.account, 'storage_bytes') or '0')
 return { version, queued, delayed, in_flight, dead_letter, storage, n, oldest, next_expiry }

@@ -4,24 +4,28 @@ of retried leases to the queue after their delay (a negative acknowledgement).
 Unknown, stale, malformed and repeated lease ids are ignored and not counted.
 A retried message that has had its last delivery is dead-lettered or discarded.
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
-KEYS[7..12]  channel keys of the channel
-KEYS[13..18] channel keys of its dead-letter channel (the channel's own again when none)
-ARGV[1] channel id
-ARGV[2] the dead-letter channel the caller passed keys for ('' for none)
-ARGV[3] max_channels of the plan
-ARGV[4] a, the number of lease ids to acknowledge; then a lease ids
-ARGV[5 + a] r, the number of retries; then r pairs: lease id, delay_ms (integer)
+KEYS[7..12]  channel keys: q, f, m, x, d, dx of the channel
+KEYS[13..14] caller keys: rate, token_rate
+KEYS[15..20] dead-letter keys: q, f, m, x, d, dx of its dead-letter channel (absent when none)
+ARGV[1..3] caller: token_id, proof, rate (lua/lib/caller.lua)
+ARGV[4] channel: the channel id
+ARGV[5] dead_letter_channel: the one the caller passed keys for ('' for none)
+ARGV[6] a: the number of lease ids to acknowledge; then a lease ids
+ARGV[7 + a] r: the number of retries; then r pairs: lease id, delay_ms (integer)
+The plan's max_channels (a dead-letter channel may have to be created) comes from PLANS.
 Returns: { acked_count, retried_count, lowered_due_ms or false }
-Errors:  STALE_CONFIG <dead_letter_channel> when retries are given and ARGV[2] is
-         not the configured dead-letter channel.
+Errors:  the caller's (lua/lib/caller.lua); STALE_CONFIG <dead_letter_channel> when retries
+         are given and ARGV[5] is not the configured dead-letter channel.
 ]]
 local k = account_keys(1)
 local ch = channel_keys(7)
-local dl = channel_keys(13)
-local channel = ARGV[1]
-local max_channels = tonumber(ARGV[3])
-local a = tonumber(ARGV[4])
-local r = tonumber(ARGV[5 + a])
+local dl = #KEYS >= 20 and channel_keys(15) or nil
+local channel = ARGV[4]
+local caller = check_caller(k, KEYS[13], KEYS[14], channel, now_ms())
+if caller.err then return caller end
+local max_channels = caller.limits.max_channels
+local a = tonumber(ARGV[6])
+local r = tonumber(ARGV[7 + a])
 
 local cfg = redis.call('HGET', k.channels, channel)
 if not cfg then
@@ -31,7 +35,7 @@ local max_attempts, _, dlq = parse_config(cfg)
 -- Checked before any write: an error reply does not undo the acks already done,
 -- and the caller's rerun would then no longer count them.
 if r > 0 then
-  local stale = check_dlq(dlq, ARGV[2])
+  local stale = check_dlq(dlq, ARGV[5])
   if stale then return stale end
 end
 if dlq == '' then dl = nil end
@@ -49,13 +53,14 @@ end
 
 local acked = 0
 for i = 1, a do
-  local seq, rec, _, rest = leased(ARGV[4 + i])
+  local seq, rec, _, rest = leased(ARGV[6 + i])
   if seq then
-    local _, _, _, size = record_fields(rec, rest)
-    remove_message(k, ch, channel, seq, tonumber(size))
+    remove_message(k, ch, channel, seq, rec, rest)
     acked = acked + 1
   end
 end
+
+if acked > 0 then settle_first_run(k, ch, channel) end
 
 local retried = 0
 local lowered = false
@@ -65,7 +70,7 @@ if r > 0 then
   local earliest = false
   local seen = {}
   for i = 1, r do
-    local base = 5 + a + (i - 1) * 2
+    local base = 7 + a + (i - 1) * 2
     local lease = ARGV[base + 1]
     local seq, rec, attempts
     if not seen[lease] then

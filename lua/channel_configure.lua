@@ -17,14 +17,14 @@ ARGV[9] delay_ms: integer, '-' to reset to the default, '' to keep
 ARGV[10] retention_ms: integer, '-' to reset to the default, '' to keep
 ARGV[11] receive_wait_ms (SQS ReceiveMessageWaitTimeSeconds): integer, '-' to reset, '' to keep
 Returns: the config string
-Errors:  ACCOUNT_NOT_FOUND; CHANNEL_LIMIT <max_channels>
+Errors:  ACCOUNT_GONE (the caller's account was deleted); CHANNEL_LIMIT <max_channels>
 ]]
 local k = account_keys(1)
 local ch = channel_keys(7)
 local channel = ARGV[1]
 local max_channels = tonumber(ARGV[2])
 if redis.call('EXISTS', k.account) == 0 then
-  return redis.error_reply('ACCOUNT_NOT_FOUND')
+  return redis.error_reply('ACCOUNT_GONE')
 end
 local now = now_ms()
 local cfg = redis.call('HGET', k.channels, channel)

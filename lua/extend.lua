@@ -2,19 +2,23 @@
 extend: give in-flight messages a new lease deadline, now + visibility timeout.
 A lease is extended only while it is the message's current lease and its
 message is still in flight (the old deadline has not passed). The lease id stays.
-KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
-KEYS[7..12] channel keys of the channel
-ARGV[1] channel id
-ARGV[2] visibility_timeout_ms (integer, or '' for the channel's setting, else the default)
-ARGV[3..] lease ids
+KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
+KEYS[7..12]  channel keys: q, f, m, x, d, dx
+KEYS[13..14] caller keys: rate, token_rate
+ARGV[1..3] caller: token_id, proof, rate (lua/lib/caller.lua)
+ARGV[4] channel: the channel id
+ARGV[5] visibility_timeout_ms: integer, or '' for the channel's setting, else the default
+ARGV[6..] lease_ids: the leases to extend
 Returns: { extended_count, lowered_due_ms or false }
-Errors:  none
+Errors:  the caller's (lua/lib/caller.lua)
 ]]
 local k = account_keys(1)
 local ch = channel_keys(7)
-local channel = ARGV[1]
+local channel = ARGV[4]
 local now = now_ms()
-local vt = tonumber(ARGV[2])
+local caller = check_caller(k, KEYS[13], KEYS[14], channel, now)
+if caller.err then return caller end
+local vt = tonumber(ARGV[5])
 if not vt then
   local cfg = redis.call('HGET', k.channels, channel)
   vt = (cfg and parse_settings(cfg).visibility_ms) or DEFAULT_VISIBILITY_MS
@@ -22,7 +26,7 @@ end
 local deadline = now + vt
 local extended = 0
 local seen = {}
-for i = 3, #ARGV do
+for i = 6, #ARGV do
   local lease = ARGV[i]
   if #lease == 34 and not seen[lease] then
     seen[lease] = true

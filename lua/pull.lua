@@ -7,40 +7,45 @@ An available message that has had its last delivery is dead-lettered or
 discarded here instead of being returned; one past its retention is deleted.
 A paused channel leases nothing (and skips that work): the answer is its backlog only.
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
-KEYS[7..12]  channel keys of the channel pulled from
-KEYS[13..18] channel keys of its dead-letter channel (the channel's own again when none)
-ARGV[1] channel id
-ARGV[2] visibility_timeout_ms (integer, or '' for the channel's setting, else the default)
-ARGV[3] batch_size (integer)
-ARGV[4] nonces: batch_size random strings of 22 characters, concatenated
-ARGV[5] the dead-letter channel the caller passed keys for ('' for none)
-ARGV[6] max_channels of the plan (a dead-letter channel may have to be created)
+KEYS[7..12]  channel keys: q, f, m, x, d, dx of the channel pulled from
+KEYS[13..14] caller keys: rate, token_rate
+KEYS[15..20] dead-letter keys: q, f, m, x, d, dx of its dead-letter channel (absent when none)
+ARGV[1..3] caller: token_id, proof, rate (lua/lib/caller.lua)
+ARGV[4] channel: the channel id
+ARGV[5] visibility_timeout_ms: integer, or '' for the channel's setting, else the default
+ARGV[6] batch_size: integer
+ARGV[7] nonces: batch_size random strings of 22 characters, concatenated
+ARGV[8] dead_letter_channel: the one the caller passed keys for ('' for none)
+The plan's max_channels (a dead-letter channel may have to be created) comes from PLANS.
 Returns: { backlog_count, {lease_id, record, lease_id, record, ...}, lowered_due_ms or false,
            discarded, dead_lettered, expired }
          lease_id = seq (12 hex) .. nonce (22 chars).
-Errors:  STALE_CONFIG <dead_letter_channel> when ARGV[5] is not the configured one.
+Errors:  the caller's (lua/lib/caller.lua); STALE_CONFIG <dead_letter_channel> when ARGV[8]
+         is not the configured one.
 ]]
 local k = account_keys(1)
 local ch = channel_keys(7)
-local dl = channel_keys(13)
-local channel = ARGV[1]
-local batch = tonumber(ARGV[3])
-local nonces = ARGV[4]
-local max_channels = tonumber(ARGV[6])
+local dl = #KEYS >= 20 and channel_keys(15) or nil
+local channel = ARGV[4]
+local caller = check_caller(k, KEYS[13], KEYS[14], channel, now_ms())
+if caller.err then return caller end
+local batch = tonumber(ARGV[6])
+local nonces = ARGV[7]
+local max_channels = caller.limits.max_channels
 
 local cfg = redis.call('HGET', k.channels, channel)
 if not cfg then
   return { 0, {}, false, 0, 0, 0 }
 end
 local max_attempts, _, dlq = parse_config(cfg)
-local stale = check_dlq(dlq, ARGV[5])
+local stale = check_dlq(dlq, ARGV[8])
 if stale then return stale end
 if dlq == '' then dl = nil end
 local settings = parse_settings(cfg)
 if settings.paused then
   return { redis.call('ZCARD', ch.q) + redis.call('ZCARD', ch.f), {}, false, 0, 0, 0 }
 end
-local vt = tonumber(ARGV[2]) or settings.visibility_ms or DEFAULT_VISIBILITY_MS
+local vt = tonumber(ARGV[5]) or settings.visibility_ms or DEFAULT_VISIBILITY_MS
 
 local now = now_ms()
 local deadline = now + vt
@@ -80,9 +85,8 @@ while leased < batch and discarded + dead_lettered + expired < MAX_SKIPPED do
       redis.call('ZREM', ch.f, seq)
     else
       local attempts, _, rest = record_head(rec)
-      local _, _, exp, size = record_fields(rec, rest)
-      if tonumber(exp) <= now then
-        remove_message(k, ch, channel, seq, tonumber(size))
+      if record_exp(rec, rest) <= now then
+        remove_message(k, ch, channel, seq, rec, rest)
         expired = expired + 1
       elseif attempts >= max_attempts then
         if dead_letter(k, ch, dl, channel, dlq, seq, rec, attempts, now, max_channels) == 'discarded' then

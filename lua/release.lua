@@ -27,7 +27,7 @@ for i = 2, #ARGV do
         local _, ts = record_fields(rec, rest)
         redis.call('HSET', ch.m, seq, record_with_lease(rec, rest, math.max(0, attempts - 1), ''))
         redis.call('ZREM', ch.f, seq)
-        redis.call('ZADD', ch.q, tonumber(ts), seq)
+        redis.call('ZADD', ch.q, ts, seq)
         released = released + 1
       end
     end

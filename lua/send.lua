@@ -1,40 +1,38 @@
 --[[
-send: store one or more messages in a channel, all or nothing.
-KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens   (rq:{a}:...)
-KEYS[7..12] channel keys: q, f, m, x, d, dx                           (rq:{a}:c:<channel>:...)
-ARGV[1] channel id
-ARGV[2] max_storage_bytes of the account's plan (integer)
-ARGV[3] max_channels of the plan (integer)
-ARGV[4] retention_ms of the plan (integer); a channel's retention_seconds setting may shorten it
-ARGV[5] n, the number of messages; then 8 values per message:
-        uuid, delay_ms (integer, or '' for the channel's delay_seconds setting, else 0), size (bytes of body + metadata json), content_type,
+send: store one or more messages in a channel, all or nothing, for a caller checked in the
+same call (lua/lib/caller.lua): a refused caller stores nothing.
+KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens   (rq:{a}:...)
+KEYS[7..12]  channel keys: q, f, m, x, d, dx                           (rq:{a}:c:<channel>:...)
+KEYS[13..14] caller keys: rate, token_rate
+ARGV[1..3] caller: token_id, proof, rate (lua/lib/caller.lua)
+ARGV[4] channel: the channel id
+ARGV[5] n: the number of messages; then 8 values per message:
+        id (the message's UUID as its 16 bytes in 22 base64url characters), delay_ms (integer, or '' for the channel's delay_seconds setting, else 0), size (bytes of body + metadata json), content_type,
         dedup_id ('' for none), metadata length (UTF-16 units, for the reader), metadata json,
         body json
-ARGV[6 + 8n] fan-out window ms (integer): at most one new_message per channel per window
-ARGV[7 + 8n] the storage ceiling for one message's size (bytes; 1 MiB, more for plans whose
-        webhook bodies may be larger); optional, 1048576 when absent
-Returns: { {id, ...} in request order, lowered_due_ms or false,
+ARGV[6 + 8n] fanout_window_ms: the new_message coalescing window (announce in lib/common.lua; integer)
+The plan's max_storage_bytes, max_channels, retention and storage ceiling for one message
+(1 MiB, more for plans whose webhook bodies may be larger) come from PLANS.
+Returns: { {id (22 base64url characters), ...} in request order, lowered_due_ms or false,
            ms until a coalesced new_message is due or false (the caller then runs
            announce_channel at that time) }
          A message whose dedup_id was seen within the channel's dedup window is not
          stored again: its id is the first message's id.
-Errors:  ACCOUNT_NOT_FOUND; CHANNEL_LIMIT <max_channels>; STORAGE_LIMIT <max_storage_bytes>;
-         MESSAGE_TOO_LARGE <index> <ceiling> (the storage safeguard)
+Errors:  the caller's (lua/lib/caller.lua); CHANNEL_SCOPE <channel>; CHANNEL_LIMIT <max_channels>;
+         STORAGE_LIMIT <max_storage_bytes>; MESSAGE_TOO_LARGE <index> <ceiling> (the storage safeguard)
 ]]
 local k = account_keys(1)
 local ch = channel_keys(7)
-local channel = ARGV[1]
-local max_storage = tonumber(ARGV[2])
-local max_channels = tonumber(ARGV[3])
-local retention = tonumber(ARGV[4])
+local channel = ARGV[4]
+local now = now_ms()
+local caller = check_caller(k, KEYS[13], KEYS[14], channel, now)
+if caller.err then return caller end
+local max_storage = caller.limits.max_storage_bytes
+local max_channels = caller.limits.max_channels
+local retention = caller.limits.retention_ms
 local n = tonumber(ARGV[5])
 local fanout_window = tonumber(ARGV[6 + 8 * n])
-local max_stored = tonumber(ARGV[7 + 8 * n] or '1048576')
-
-if redis.call('EXISTS', k.account) == 0 then
-  return redis.error_reply('ACCOUNT_NOT_FOUND')
-end
-local now = now_ms()
+local max_stored = caller.limits.storage_ceiling
 
 local dedup_window = DEFAULT_DEDUP_WINDOW_S
 local default_delay = 0
@@ -60,6 +58,8 @@ for i = 1, n do
   if size > max_stored then
     return redis.error_reply('MESSAGE_TOO_LARGE ' .. (i - 1) .. ' ' .. max_stored)
   end
+  -- the service validates content types: another one here is a bug, refused before any write
+  if not CONTENT_CODES[ARGV[base + 4]] then error('unknown content_type ' .. ARGV[base + 4]) end
   local dedup_id = ARGV[base + 5]
   local duplicate_of = nil
   if dedup_id ~= '' then
@@ -93,21 +93,22 @@ if not cfg then
     format_config(DEFAULT_MAX_ATTEMPTS, DEFAULT_DEDUP_WINDOW_S, '', now))
 end
 
-local last_seq = redis.call('HINCRBY', k.account, 'seq', #fresh)
-local seq_base = last_seq - #fresh
+local st = seq_state(ch)
 local expire = now + retention
+local stamps = base36(now, TIME_DIGITS) .. base36(expire, TIME_DIGITS)
 local available_now = false
 local earliest_delay = false
 local earliest_cleanup = cleanup_due(expire)
-for j, i in ipairs(fresh) do
+for _, i in ipairs(fresh) do
   local base = 5 + (i - 1) * 8
-  local seq = string.format('%012x', seq_base + j)
+  local seq = append_seq(ch, st, expire)
   local delay = tonumber(ARGV[base + 2]) or default_delay
-  local rec = '0||' .. ARGV[base + 1] .. '|' .. now .. '|' .. expire .. '|' .. ARGV[base + 3] .. '|' ..
-    ARGV[base + 4] .. '|' .. ARGV[base + 6] .. '|||' .. ARGV[base + 7] .. ARGV[base + 8]
+  local content = CONTENT_CODES[ARGV[base + 4]]
+  local metadata, body = ARGV[base + 7], ARGV[base + 8]
+  local rec = '0||' .. ARGV[base + 1] .. stamps .. content .. base36(tonumber(ARGV[base + 6])) ..
+    record_extras('', '', tonumber(ARGV[base + 3]), #metadata + #body) .. metadata .. body
   redis.call('HSET', ch.m, seq, rec)
   redis.call('ZADD', ch.q, now + delay, seq)
-  redis.call('ZADD', ch.x, expire, seq)
   if delay > 0 then
     earliest_delay = min_due(earliest_delay, now + delay)
   else
@@ -120,6 +121,8 @@ for j, i in ipairs(fresh) do
     earliest_cleanup = min_due(earliest_cleanup, cleanup_due(now + dedup_window * 1000))
   end
 end
+save_seq_state(ch, st)
+count_expiry(ch, expire, #fresh)
 redis.call('HINCRBY', k.account, 'storage_bytes', total)
 redis.call('HINCRBY', k.usage, channel, total)
 
@@ -127,7 +130,7 @@ local lowered = schedule(k.timers, channel, min_due(earliest_delay, earliest_cle
 local pending_ms = false
 if available_now then
   local backup_lowered
-  pending_ms, backup_lowered = announce(k, channel, now, fanout_window)
+  pending_ms, backup_lowered = announce(k, channel, now, fanout_window, ch.q)
   lowered = min_due(lowered, backup_lowered)
 end
 return { ids, lowered, pending_ms }

@@ -77,19 +77,23 @@ for i = 1, #ended, 2 do
   end
 end
 
-local old = redis.call('ZRANGEBYSCORE', ch.x, '-inf', now, 'LIMIT', 0, limit)
-if #old == limit then more = true end
-for _, seq in ipairs(old) do
-  local rec = redis.call('HGET', ch.m, seq)
-  if rec then
-    local _, _, rest = record_head(rec)
-    local _, _, _, size = record_fields(rec, rest)
-    remove_message(k, ch, channel, seq, tonumber(size))
-    expired = expired + 1
-  else
-    redis.call('ZREM', ch.x, seq)
+-- Runs whose first message may have expired: each is walked from its cursor, deleting
+-- while expiries are due (at most `limit` seqs in all).
+local budget = limit
+local runs = redis.call('ZRANGEBYSCORE', ch.x, 0, now, 'LIMIT', 0, limit)
+if #runs == limit then more = true end
+for _, cursor in ipairs(runs) do
+  if budget <= 0 then
+    more = true
+    break
   end
+  local deleted, visited = walk_run(k, ch, channel, cursor, now, budget, true, false)
+  expired = expired + deleted
+  budget = budget - math.max(visited, 1)
 end
+if budget <= 0 then more = true end
+drop_if_empty(ch)
+settle_first_run(k, ch, channel)
 
 local forgotten = redis.call('ZRANGEBYSCORE', ch.dx, '-inf', now, 'LIMIT', 0, limit)
 if #forgotten == limit then more = true end
@@ -111,7 +115,8 @@ else
   local after = '(' .. now
   next_due = min_due(next_due, first_score(ch.q, after))
   next_due = min_due(next_due, first_score(ch.f, '-inf'))
-  next_due = min_due(next_due, cleanup_due(first_score(ch.x, '-inf')))
+  local _, expiry = first_run(ch)
+  next_due = min_due(next_due, cleanup_due(expiry or false))
   next_due = min_due(next_due, cleanup_due(first_score(ch.dx, '-inf')))
 end
 local pending_ms = false

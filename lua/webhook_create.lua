@@ -10,12 +10,12 @@ ARGV[3] webhook id
 ARGV[4] webhook record json (written as given)
 ARGV[5] most webhooks the account may have (integer)
 Returns: created_ms (Redis time)
-Errors:  ACCOUNT_NOT_FOUND; CHANNEL_LIMIT <max_channels>; WEBHOOK_LIMIT <max webhooks>
+Errors:  ACCOUNT_GONE (the caller's account was deleted); CHANNEL_LIMIT <max_channels>; WEBHOOK_LIMIT <max webhooks>
 ]]
 local k = account_keys(1)
 local hooks = KEYS[7]
 if redis.call('EXISTS', k.account) == 0 then
-  return redis.error_reply('ACCOUNT_NOT_FOUND')
+  return redis.error_reply('ACCOUNT_GONE')
 end
 -- four fields per webhook: record, created, count, last
 if redis.call('HLEN', hooks) >= tonumber(ARGV[5]) * 4 then

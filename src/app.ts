@@ -5,7 +5,6 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config';
-import { sessionAuthorization } from './auth/sessions';
 import { dashboardHeaders, dashboardRouter } from './dashboard/assets';
 import { accountRouter } from './http/account';
 import { adminRouter } from './http/admin';
@@ -15,6 +14,7 @@ import type { HttpDeps } from './http/context';
 import { errorHandler, unknownRoute } from './http/errorHandler';
 import { healthRouter } from './http/health';
 import { messagesRouter } from './http/messages';
+import { readCaller } from './http/caller';
 import { AccountLimits } from './limits/accountLimits';
 import { requestLog } from './http/requestLog';
 import { sessionRouter } from './http/session';
@@ -65,7 +65,15 @@ export interface RelayApp {
 }
 
 export function buildApp({ config, redis, logger, metrics = new Metrics() }: AppDeps): RelayApp {
-  const { store, context } = createStore(redis, metrics, config.authCacheMs ?? 0, {
+  const planTable = { plans: config.plans, defaultPlan: config.defaultPlan };
+  if (config.authCacheMs) {
+    logger.warn(
+      { authCacheMs: config.authCacheMs },
+      'RELAY_AUTH_CACHE_MS is ignored: every request checks its token in its one Redis call',
+    );
+  }
+  const { store, context } = createStore(redis, metrics, {
+    planTable,
     fanoutWindowMs: config.fanoutWindowMs ?? 50,
     duePartitions: config.sweepPartitions ?? 16,
     durability: {
@@ -127,12 +135,8 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   app.use(webhookReceiver(deps));
   app.use(sqsRouter(deps));
   app.use(rawBody);
-  // a dashboard session's cookie stands in for the Authorization header on the API
-  app.use('/v1', (req, _res, next) => {
-    const authorization = sessionAuthorization(req, req.protocol);
-    if (authorization !== undefined) req.headers.authorization = authorization;
-    next();
-  });
+  // the caller's credential (bearer token, or the dashboard session's cookie), read once
+  app.use('/v1', readCaller);
   app.use(messagesRouter(deps));
   app.use(channelsRouter(deps));
   app.use(webhooksRouter(deps));
@@ -158,7 +162,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     deps,
     async start() {
       await connectRedis(redis);
-      await loadScripts(redis);
+      await loadScripts(redis, planTable);
       await connectRedis(subscriber);
       sweeper.start();
       gauges.start();

@@ -1,4 +1,4 @@
-/** The plans (spec 8): their limits, the defaults, and RELAY_PLANS overrides. */
+/** The plans (docs/operator.md, "Plans"): their limits, the defaults, and RELAY_PLANS overrides. */
 import { ConfigError } from './configSetting';
 
 /** Every plan limit with what the reference says about it: add a limit here, once. */

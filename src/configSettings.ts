@@ -225,7 +225,7 @@ export const SETTINGS = {
     max: 10_000,
     unit: 'ms',
     description:
-      'at most one `new_message` per channel per this many ms leaves Redis; 0 publishes every one',
+      'coalescing window of `new_message`: the first send of a burst and a send to a drained channel are announced at once, other sends to the channel by at most one trailing event per this many ms; 0 publishes every one',
   }),
   rateLimitPerSecond: integer('RELAY_RATE_LIMIT_PER_SECOND', {
     default: 0,
@@ -275,7 +275,7 @@ export const SETTINGS = {
     max: 60_000,
     unit: 'ms',
     description:
-      "how long a pod may reuse a token lookup; 0 reads it on every request. This pod's own revocations and plan changes apply at once, another pod's within this time",
+      'not needed any more, and ignored (a warning is logged when set): every request checks its token inside its one Redis call, so a revocation applies on every pod from the next request. Still accepted so that existing configurations start',
   }),
   publicUrl: custom<string | null>('RELAY_PUBLIC_URL', {
     type: 'URL',

@@ -1,17 +1,39 @@
--- Shared helpers, prepended to every script by the loader (src/store/scripts.ts).
+-- Shared helpers, prepended to every script by the loader (src/store/scripts/index.ts).
 --
 -- Key layout shared by the scripts (built by src/store/keys.ts, all under {account}):
 --   account keys  KEYS[1..6]:  account (hash), channels (hash), timers (zset), usage (hash),
 --                              events (shard channel), tokens (hash token id -> json)
 --   channel keys  6 in a row:  q (zset seq -> available ms), f (zset seq -> lease deadline ms),
---                              m (hash seq -> record), x (zset seq -> expiry ms),
+--                              m (hash seq -> record, plus bookkeeping fields, below),
+--                              x (zset of runs and expiry minutes, below),
 --                              d (hash dedup_id -> uuid), dx (zset dedup_id -> expiry ms)
+-- (docs/design.md, "Storage layout", explains the why.)
 --
--- A message record is one string in the channel's messages hash, field = seq:
---   attempts|nonce|uuid|timestamp_ms|expire_ms|size|content_type|meta_len|src|src_attempts|<metadata json><body json>
--- attempts and nonce change with every lease; the rest is fixed at send. meta_len is
--- the metadata's length as the service's JavaScript reader counts it (UTF-16 units). src and
--- src_attempts are set only on a dead-lettered message (source channel, deliveries there).
+-- seq is the message's place in its channel: 12 hex digits of a per-channel counter. The
+-- messages hash also holds
+--   s           '<last seq>|<expiry ms of the last message appended>|<1 while its run lasts>'
+--   e<minute>   live messages whose expiry falls in that minute (floor(ms / 60000))
+-- and both keys m and x are removed as soon as the channel holds no message.
+-- A run is a range of consecutive seqs whose expiries never decrease. Each run is one
+-- member of x: its cursor (the seq of its first message not yet known to be gone) scored
+-- by a lower bound of the expiries of its messages (the cursor message's expiry, exact
+-- unless a walk ran out of budget). A message whose expiry is below its predecessor's
+-- (retention shortened, or moved in by dead-lettering or redrive with its old expiry)
+-- starts a new run. A run ends where the next run's cursor, or the last seq, is.
+-- Each expiry minute is a member 'e<minute>' of x scored -minute (negative: runs are
+-- read with the scores 0..+inf, minutes with -inf..0).
+--
+-- A message record is one string in the messages hash, field = seq:
+--   attempts|nonce|<uuid 22><sent 9><expiry 9><content type 1><meta_len>|<metadata json><body json>
+-- or, for a dead-lettered message or one whose size is not the payload's byte length:
+--   attempts|nonce|<uuid 22><sent 9><expiry 9><content type 1><meta_len>:src|src_attempts|size|<...>
+-- attempts and nonce change with every lease; the rest is fixed at send. uuid is the 16 bytes
+-- of the id in base64url, sent and expiry are ms in base 36 (9 digits, zero-padded), the
+-- content type is one letter (CONTENT_CODES), meta_len is the metadata's length in base 36
+-- as the service's JavaScript reader counts it (UTF-16 units). src and src_attempts (source
+-- channel, deliveries there) are set only on a dead-lettered message; size is the bytes the
+-- message counts for storage, written only when it is not the payload's length (webhook
+-- messages count their raw body). src/store/records.ts reads records for the API.
 -- A channel's config (channels hash, field = channel id):
 --   max_attempts|dedup_window_s|dead_letter_channel|created_ms[|paused|visibility_ms|delay_ms|retention_ms[|receive_wait_ms]]
 -- The bracketed settings tail is absent on channels never given a setting; in it,
@@ -38,20 +60,47 @@ local function record_head(rec)
   return tonumber(attempts), nonce, rest
 end
 
--- uuid, ts, exp, size, content_type, meta_len, src, src_attempts (strings), payload position
-local function record_fields(rec, rest)
-  return string.match(rec, '^([^|]*)|(%d+)|(%d+)|(%d+)|([^|]*)|(%d+)|([^|]*)|([^|]*)|()', rest)
+local B36 = '0123456789abcdefghijklmnopqrstuvwxyz'
+-- A non-negative integer in base 36, zero-padded to width digits when given.
+local function base36(n, width)
+  local s = ''
+  repeat
+    local d = n % 36
+    s = string.sub(B36, d + 1, d + 1) .. s
+    n = (n - d) / 36
+  until n == 0
+  if width then s = string.rep('0', width - #s) .. s end
+  return s
 end
 
--- Send time (ms) of the channel's oldest message (the first to expire), or false when empty.
-local function oldest_sent_ms(ch)
-  local first = redis.call('ZRANGE', ch.x, 0, 0)
-  if not first[1] then return false end
-  local rec = redis.call('HGET', ch.m, first[1])
-  if not rec then return false end
-  local _, _, rest = record_head(rec)
-  local _, ts = record_fields(rec, rest)
-  return tonumber(ts)
+-- One letter per content type (CONTENT_TYPES in src/schemas/requests.ts; read back in
+-- src/store/records.ts).
+local CONTENT_CODES = { json = 'j', text = 't', bytes = 'b', v8 = 'v' }
+
+-- The fixed part of a record after its lease head (rest = its position): uuid, sent, expiry.
+local TIME_DIGITS = 9
+local function record_exp(rec, rest)
+  return tonumber(string.sub(rec, rest + 31, rest + 39), 36)
+end
+
+-- uuid (compact), ts, exp, size (numbers), content type code, meta_len (base 36), src,
+-- src_attempts, payload position
+local function record_fields(rec, rest)
+  local mlen, mark, payload = string.match(rec, '^(%w+)([|:])()', rest + 41)
+  local src, src_attempts, size = '', '', ''
+  if mark == ':' then
+    src, src_attempts, size, payload = string.match(rec, '^([^|]*)|(%d*)|(%d*)|()', payload)
+  end
+  return string.sub(rec, rest, rest + 21), tonumber(string.sub(rec, rest + 22, rest + 30), 36),
+    record_exp(rec, rest), tonumber(size) or (#rec - payload + 1), string.sub(rec, rest + 40, rest + 40),
+    mlen, src, src_attempts, payload
+end
+
+-- The record tail after meta_len: '|' alone unless the message is dead-lettered or
+-- counts another size than its payload's length.
+local function record_extras(src, src_attempts, size, payload_len)
+  if src == '' and size == payload_len then return '|' end
+  return ':' .. src .. '|' .. src_attempts .. '|' .. (size == payload_len and '' or size) .. '|'
 end
 
 local function record_with_lease(rec, rest, attempts, nonce)
@@ -135,6 +184,14 @@ local function is_paused(k, channel)
   return cfg ~= false and cfg ~= nil and parse_settings(cfg).paused
 end
 
+-- True when every message of queue q became available after the channel's last
+-- announcement (at last ms), or q is empty: its consumers took all they were told
+-- of. q scores are availability times; leased messages are elsewhere.
+local function drained_since(q, last)
+  local first = redis.call('ZRANGE', q, 0, 0, 'WITHSCORES')
+  return first[2] == nil or tonumber(first[2]) > last
+end
+
 -- Publishes new_message for the channel now (used where coalescing is not worth it).
 -- Tells subscribers (WebSocket clients, long polls on every pod) that messages became
 -- available; silent for a paused channel (and nothing stays pending for it).
@@ -147,14 +204,18 @@ local function publish_now(k, channel, now)
   end
 end
 
--- Messages became available on the channel: publish now unless the channel
--- published less than window_ms ago; then mark it pending and lower its timer
--- as a backup. Returns { ms until the pending announcement is due or false,
--- the lowered account due time or false }.
-local function announce(k, channel, now, window_ms)
+-- Messages became available on the channel. Published at once when the channel
+-- published nothing in the last window_ms (the first event of a burst), or when
+-- its consumers had drained it (q given: its queue key; no message available is
+-- as old as the last announcement, so they wait for exactly this event).
+-- Otherwise every consumer was already told of messages still there, so the
+-- channel is marked pending: one trailing event at the window's end, run by the
+-- calling pod, its timer lowered as the backup. Returns { ms until the pending
+-- announcement is due or false, the lowered account due time or false }.
+local function announce(k, channel, now, window_ms, q)
   if is_paused(k, channel) then return false, false end
   local last = fanout_state(k, channel)
-  if now >= last + window_ms then
+  if now >= last + window_ms or (q and drained_since(q, last)) then
     publish_now(k, channel, now)
     return false, false
   end
@@ -164,14 +225,184 @@ local function announce(k, channel, now, window_ms)
   return due - now, schedule(k.timers, channel, due + FANOUT_BACKUP_MS)
 end
 
--- Removes a message from every index of its channel and frees its storage.
-local function remove_message(k, ch, channel, seq, size)
+-- The channel's sequence state (field SEQ_FIELD of its messages hash): the last seq
+-- given, the expiry of the message it was given to, and whether the run that message
+-- joined still has a cursor (while it does, a message expiring no earlier joins it too).
+local SEQ_FIELD = 's'
+local function seq_hex(n)
+  return string.format('%012x', n)
+end
+
+local function seq_state(ch)
+  local s = redis.call('HGET', ch.m, SEQ_FIELD)
+  if not s then return { last = 0, exp = 0, open = false } end
+  local last, exp, open = string.match(s, '^(%d+)|(%d+)|([01])$')
+  return { last = tonumber(last), exp = tonumber(exp), open = open == '1' }
+end
+
+local function save_seq_state(ch, st)
+  redis.call('HSET', ch.m, SEQ_FIELD,
+    string.format('%d|%d|%s', st.last, st.exp, st.open and '1' or '0'))
+end
+
+-- The next seq of the channel, for a message expiring at exp (ms). It joins the last
+-- run unless its expiry is below the previous message's or that run is used up; then
+-- it starts a run. The caller saves st (save_seq_state) when done.
+local function append_seq(ch, st, exp)
+  st.last = st.last + 1
+  local seq = seq_hex(st.last)
+  if not st.open or exp < st.exp then
+    redis.call('ZADD', ch.x, exp, seq)
+    st.open = true
+  end
+  st.exp = exp
+  return seq
+end
+
+-- Adds delta to the count of the channel's messages expiring in exp's minute.
+local EXPIRY_MINUTE_MS = 60000
+local function count_expiry(ch, exp, delta)
+  local minute = math.floor(exp / EXPIRY_MINUTE_MS)
+  local field = 'e' .. minute
+  local count = redis.call('HINCRBY', ch.m, field, delta)
+  if count <= 0 then
+    redis.call('HDEL', ch.m, field)
+    redis.call('ZREM', ch.x, field)
+  elseif count == delta then
+    redis.call('ZADD', ch.x, -minute, field)
+  end
+end
+
+-- How many of the channel's messages expire in a minute that starts at or before until_ms.
+local function expiring_until(ch, until_ms)
+  local minutes = redis.call('ZRANGEBYSCORE', ch.x, -math.floor(until_ms / EXPIRY_MINUTE_MS), '(0')
+  if #minutes == 0 then return 0 end
+  local total = 0
+  for _, count in ipairs(redis.call('HMGET', ch.m, unpack(minutes))) do
+    total = total + (tonumber(count) or 0)
+  end
+  return total
+end
+
+-- The number of messages in the channel: its messages hash less the bookkeeping fields.
+local function message_count(ch)
+  local fields = redis.call('HLEN', ch.m)
+  if fields == 0 then return 0 end
+  return fields - 1 - redis.call('ZCOUNT', ch.x, '-inf', '(0')
+end
+
+-- The run that expires first: its cursor and score, or nil.
+local function first_run(ch)
+  local r = redis.call('ZRANGEBYSCORE', ch.x, 0, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  if not r[1] then return nil end
+  return r[1], tonumber(r[2])
+end
+
+-- Send time (ms) of the channel's oldest message (the first to expire), or false when empty.
+-- Its run's cursor is on it unless a walk ran out of budget; then the next few seqs are read.
+local OLDEST_SCAN = 100
+local function oldest_sent_ms(ch)
+  local cursor = first_run(ch)
+  if not cursor then return false end
+  local n = tonumber(cursor, 16)
+  for i = 0, OLDEST_SCAN - 1 do
+    local rec = redis.call('HGET', ch.m, seq_hex(n + i))
+    if rec then
+      local _, _, rest = record_head(rec)
+      local _, ts = record_fields(rec, rest)
+      return ts
+    end
+  end
+  return false
+end
+
+-- Deletes a message's record and queue entries and frees its storage.
+local function delete_record(k, ch, channel, seq, exp, size)
   redis.call('HDEL', ch.m, seq)
   redis.call('ZREM', ch.q, seq)
   redis.call('ZREM', ch.f, seq)
-  redis.call('ZREM', ch.x, seq)
+  count_expiry(ch, exp, -1)
   redis.call('HINCRBY', k.account, 'storage_bytes', -size)
   redis.call('HINCRBY', k.usage, channel, -size)
+end
+
+-- Walks the run whose cursor is seq (nothing when seq is no cursor) forward over the
+-- messages that are gone and, when expire is set, deletes those whose expiry is at or
+-- before now. It stops at the first other message (whose expiry becomes the run's score),
+-- at the next run's cursor or past the last seq (the run is used up and removed), or
+-- after budget seqs (the cursor waits there with the old score, still a lower bound).
+-- gone: the message at seq itself is known to be gone. Each seq is passed once, so the
+-- walks cost O(1) per message over its life.
+-- Returns the number of messages deleted and of seqs visited.
+local function walk_run(k, ch, channel, seq, now, budget, expire, gone)
+  local score = redis.call('ZSCORE', ch.x, seq)
+  if not score then return 0, 0 end
+  redis.call('ZREM', ch.x, seq)
+  local first = tonumber(seq, 16)
+  local n = gone and first + 1 or first
+  local st = nil
+  local deleted = 0
+  for step = 0, budget do
+    local at = seq_hex(n)
+    local rec = redis.call('HGET', ch.m, at)
+    local exp, size
+    if rec then
+      local _, _, rest = record_head(rec)
+      _, _, exp, size = record_fields(rec, rest)
+      if not expire or exp > now then
+        redis.call('ZADD', ch.x, 'LT', exp, at)
+        return deleted, step + 1
+      end
+    else
+      st = st or seq_state(ch)
+      if n > st.last then
+        st.open = false
+        save_seq_state(ch, st)
+        return deleted, step
+      end
+    end
+    if n ~= first and redis.call('ZSCORE', ch.x, at) then return deleted, step end
+    if step == budget then
+      redis.call('ZADD', ch.x, 'LT', score, at)
+      return deleted, step
+    end
+    if rec then
+      delete_record(k, ch, channel, at, exp, size)
+      deleted = deleted + 1
+    end
+    n = n + 1
+  end
+end
+
+-- Once the messages hash holds nothing but SEQ_FIELD, the channel holds no message:
+-- its messages hash and runs go (stale cursors included), and its seqs start again.
+local function drop_if_empty(ch)
+  if redis.call('HLEN', ch.m) == 1 then
+    redis.call('UNLINK', ch.m, ch.x)
+  end
+end
+
+-- How far one removal walks its run's cursor before leaving the rest to the sweeper.
+local WALK_BUDGET = 1000
+
+-- Removes a message (record at rest as read by record_head) from its channel and frees
+-- its storage.
+local function remove_message(k, ch, channel, seq, rec, rest)
+  local _, _, exp, size = record_fields(rec, rest)
+  delete_record(k, ch, channel, seq, exp, size)
+  walk_run(k, ch, channel, seq, 0, WALK_BUDGET, false, true)
+  drop_if_empty(ch)
+end
+
+-- Walks on the first run's cursor when it waits on a message that is gone (a walk ran out
+-- of budget there), so that the oldest message and the next expiry read from it are exact
+-- again after a few calls rather than when the sweeper reaches that run.
+local function settle_first_run(k, ch, channel)
+  local cursor = first_run(ch)
+  if cursor and redis.call('HEXISTS', ch.m, cursor) == 0 then
+    walk_run(k, ch, channel, cursor, 0, WALK_BUDGET, false, true)
+    drop_if_empty(ch)
+  end
 end
 
 -- Creates a channel entry if missing. Returns true if the channel exists
@@ -194,21 +425,27 @@ end
 -- Returns the record, its expiry and its size.
 local function moved_record(rec, src, src_attempts)
   local _, _, rest = record_head(rec)
-  local uuid, ts, exp, size, ct, mlen, _, _, payload = record_fields(rec, rest)
-  return '0||' .. uuid .. '|' .. ts .. '|' .. exp .. '|' .. size .. '|' .. ct .. '|' .. mlen .. '|' ..
-    src .. '|' .. src_attempts .. '|' .. string.sub(rec, payload), tonumber(exp), tonumber(size)
+  local _, _, exp, size, _, mlen, _, _, payload = record_fields(rec, rest)
+  return '0||' .. string.sub(rec, rest, rest + 40) .. mlen ..
+    record_extras(src, src_attempts, size, #rec - payload + 1) .. string.sub(rec, payload), exp, size
 end
 
 -- Moves message seq from one channel to another, available now, keeping its
--- expiry; its bytes move from one channel's usage to the other's.
+-- expiry; its bytes move from one channel's usage to the other's. It gets a new seq
+-- in the other channel (the end of its runs).
 local function move_message(k, from, to, from_channel, to_channel, seq, record, exp, size, now)
   redis.call('HDEL', from.m, seq)
   redis.call('ZREM', from.q, seq)
   redis.call('ZREM', from.f, seq)
-  redis.call('ZREM', from.x, seq)
-  redis.call('HSET', to.m, seq, record)
-  redis.call('ZADD', to.q, now, seq)
-  redis.call('ZADD', to.x, exp, seq)
+  count_expiry(from, exp, -1)
+  walk_run(k, from, from_channel, seq, 0, WALK_BUDGET, false, true)
+  drop_if_empty(from)
+  local st = seq_state(to)
+  local moved = append_seq(to, st, exp)
+  save_seq_state(to, st)
+  redis.call('HSET', to.m, moved, record)
+  redis.call('ZADD', to.q, now, moved)
+  count_expiry(to, exp, 1)
   redis.call('HINCRBY', k.usage, from_channel, -size)
   redis.call('HINCRBY', k.usage, to_channel, size)
 end
@@ -218,20 +455,21 @@ end
 -- otherwise discards it. dl = keys of the dead-letter channel, or nil.
 -- Returns 'dead_lettered' or 'discarded'.
 local function dead_letter(k, ch, dl, channel, dlq, seq, rec, attempts, now, max_channels)
-  local moved, exp, size = moved_record(rec, channel, attempts)
   if dlq ~= '' and dl ~= nil and ensure_channel(k, dlq, max_channels, now) then
+    local moved, exp, size = moved_record(rec, channel, attempts)
     move_message(k, ch, dl, channel, dlq, seq, moved, exp, size, now)
     redis.call('ZADD', k.timers, 'LT', cleanup_due(exp), dlq)
     publish_now(k, dlq, now)
     return 'dead_lettered'
   end
-  remove_message(k, ch, channel, seq, size)
+  local _, _, rest = record_head(rec)
+  remove_message(k, ch, channel, seq, rec, rest)
   return 'discarded'
 end
 
 -- Deletes every message of a channel and frees their storage. Returns how many.
 local function drop_messages(k, ch, channel)
-  local count = redis.call('HLEN', ch.m)
+  local count = message_count(ch)
   local bytes = tonumber(redis.call('HGET', k.usage, channel) or '0')
   redis.call('UNLINK', ch.q, ch.f, ch.m, ch.x)
   redis.call('HDEL', k.usage, channel)

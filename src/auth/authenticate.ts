@@ -1,13 +1,15 @@
 /**
- * Turns an Authorization header into the caller's account, scope and plan, or
- * a 401. Used alike by HTTP requests and WebSocket upgrades. The token is read
- * from Redis on every request, so a revocation takes effect on every pod from
- * the next request on.
+ * Turns a credential into the caller's account, scope and plan, or a 401. Used alike by
+ * HTTP requests and WebSocket upgrades. Reading the credential needs no Redis; checking it
+ * does, inside the one script call that serves the request (lua/lib/caller.lua), or through
+ * the authorize script where the request is not one script call. The token is read on
+ * every request, so a revocation takes effect on every pod from the next request on.
  */
 import { forbidden, unauthorized } from '../errors';
 import type { PlanResolver } from '../plans';
-import type { AccountStore, PlanLimits, TokenRecord } from '../store/types';
-import { hashSecret, parseToken, safeEqual } from './tokens';
+import type { Caller } from '../store/scripts/define';
+import type { AccountStore, Authorized, PlanLimits } from '../store/types';
+import { hashSecret, parseToken } from './tokens';
 
 export interface AuthContext {
   accountId: string;
@@ -38,46 +40,35 @@ export function bearerToken(header: string | undefined): string {
   return match[1];
 }
 
-export async function authenticate(
-  header: string | undefined,
-  accounts: AccountStore,
-  plans: PlanResolver,
-): Promise<AuthContext> {
-  const parsed = parseToken(bearerToken(header));
+/**
+ * The caller a bearer token names, proved by its secret's hash (checked by the script), or
+ * a 401 for a missing, malformed or impossible token. No Redis.
+ */
+export function tokenCaller(token: string): Caller {
+  const parsed = parseToken(token);
   if (!parsed) throw unauthorized('invalid token');
-  const { token, plan } = await accounts.lookupToken(parsed.accountId, parsed.tokenId);
-  if (!token || plan === null || !safeEqual(hashSecret(parsed.secret), token.hash)) {
-    throw unauthorized('invalid or revoked token');
-  }
-  return tokenContext(parsed.accountId, token, plan, accounts, plans);
+  return {
+    accountId: parsed.accountId,
+    tokenId: parsed.tokenId,
+    proof: `secret:${hashSecret(parsed.secret)}`,
+    count: true,
+  };
 }
 
-/**
- * The context of a token the caller has proved to hold (bearer secret, or an
- * AWS signature made with its derived secret): refused once it has expired,
- * or, for a dashboard session, once its sign-in token is gone.
- */
-export async function tokenContext(
-  accountId: string,
-  token: TokenRecord,
-  plan: string,
-  accounts: AccountStore,
+/** The caller of an Authorization header (tokenCaller), or the 401 it deserves. */
+export function headerCaller(header: string | undefined): Caller {
+  return tokenCaller(bearerToken(header));
+}
+
+/** The context of a caller that passed the check (authorize, or a queue script). */
+export function authContext(
+  caller: Caller,
+  { token, plan }: Authorized,
   plans: PlanResolver,
-): Promise<AuthContext> {
-  if (token.expires_ms !== null && token.expires_ms <= Date.now()) {
-    throw unauthorized(
-      token.kind === 'session' ? 'session has expired; sign in again' : 'token has expired',
-    );
-  }
-  if (token.parent_id) {
-    // a dashboard session lives only as long as the owner token it was opened with
-    const parent = (await accounts.lookupToken(accountId, token.parent_id)).token;
-    if (!parent || (parent.expires_ms !== null && parent.expires_ms <= Date.now())) {
-      throw unauthorized('session has ended: its sign-in token was revoked or expired');
-    }
-  }
+): AuthContext {
+  if (!token) throw new Error('authContext needs a token caller');
   return {
-    accountId,
+    accountId: caller.accountId,
     tokenId: token.id,
     channels: token.channels,
     role: token.role ?? 'relay',
@@ -88,6 +79,19 @@ export async function tokenContext(
     tokenRatePerSecond: token.rate_limit_per_second ?? null,
     parentTokenId: token.parent_id ?? null,
   };
+}
+
+/**
+ * Checks the caller and counts its request against the rate limits in one call; channel,
+ * when given, is checked against the token's scope (403).
+ */
+export async function authenticate(
+  caller: Caller,
+  accounts: AccountStore,
+  plans: PlanResolver,
+  channel: string | null = null,
+): Promise<AuthContext> {
+  return authContext(caller, await accounts.authorize(caller, channel), plans);
 }
 
 /** 403 unless the token may use the channel. */

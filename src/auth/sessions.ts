@@ -3,7 +3,7 @@
  * short-lived owner token (kind 'session', tied to the sign-in token) whose
  * secret lives only in an HttpOnly, SameSite=Strict cookie. Requests carrying
  * the cookie instead of an Authorization header are authenticated as that
- * token; unsafe methods also need the X-CSRF-Token header (derived from the
+ * token (src/http/caller.ts); unsafe methods also need the X-CSRF-Token header (derived from the
  * session secret) and, when the browser sends one, a same-origin Origin.
  */
 import crypto from 'node:crypto';
@@ -47,17 +47,13 @@ export function checkSameOrigin(req: IncomingMessage, required: boolean, scheme:
 }
 
 /**
- * If the request has no Authorization header but a session cookie, checks
- * CSRF and origin and returns the Authorization header to authenticate with.
+ * The session token of a request with no Authorization header but a session cookie, once
+ * its CSRF token and origin are checked (403 otherwise); null when there is none.
  */
-export function sessionAuthorization(
-  req: IncomingMessage,
-  scheme: string,
-  upgrade = false,
-): string | undefined {
-  if (req.headers.authorization !== undefined) return req.headers.authorization;
+export function sessionToken(req: IncomingMessage, scheme: string, upgrade = false): string | null {
+  if (req.headers.authorization !== undefined) return null;
   const token = sessionCookie(req);
-  if (token === null) return undefined;
+  if (token === null) return null;
   if (upgrade) {
     checkSameOrigin(req, true, scheme);
   } else if (!SAFE_METHODS.has(req.method ?? 'GET')) {
@@ -72,5 +68,5 @@ export function sessionAuthorization(
       throw forbidden('missing or wrong X-CSRF-Token header for a dashboard session');
     }
   }
-  return `Bearer ${token}`;
+  return token;
 }

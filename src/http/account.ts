@@ -3,8 +3,9 @@
  * the caller's own account and its tokens, with the operator API's shapes and
  * rules. Needs an owner token (or a dashboard session); a relay token gets 403.
  */
-import { Router } from 'express';
-import { authenticate, checkOwner } from '../auth/authenticate';
+import { Router, type Request } from 'express';
+import { checkOwner } from '../auth/authenticate';
+import { requestAuth } from './caller';
 import { notFound } from '../errors';
 import { LIMITS, validateTokenCreate } from '../schemas/requests';
 import { issueToken, publicToken } from './admin';
@@ -15,16 +16,15 @@ import { resource } from './route';
 export function accountRouter(deps: HttpDeps): Router {
   const router = Router();
   const { store, plans } = deps;
-  const owner = async (header: string | undefined) => {
-    const auth = await authenticate(header, store.accounts, plans);
+  const owner = async (req: Request) => {
+    const auth = await requestAuth(req, deps);
     checkOwner(auth);
-    await deps.limits.enforce(auth);
     return auth;
   };
 
   resource(router, '/v1/account', {
     get: async (req) => {
-      const auth = await owner(req.headers.authorization);
+      const auth = await owner(req);
       const account = await store.accounts.get(auth.accountId);
       if (!account) throw notFound(`account ${auth.accountId} does not exist`);
       return {
@@ -36,12 +36,12 @@ export function accountRouter(deps: HttpDeps): Router {
 
   resource(router, '/v1/account/tokens', {
     get: async (req) => {
-      const auth = await owner(req.headers.authorization);
+      const auth = await owner(req);
       const tokens = (await store.accounts.listTokens(auth.accountId)) ?? [];
       return { tokens: tokens.filter((t) => t.kind !== 'session').map(publicToken) };
     },
     post: async (req) => {
-      const auth = await owner(req.headers.authorization);
+      const auth = await owner(req);
       const input = validateTokenCreate(objectBody(req.body));
       return issueToken(store.accounts, auth.accountId, input, {
         maxTokens: auth.limits.max_tokens,
@@ -52,7 +52,7 @@ export function accountRouter(deps: HttpDeps): Router {
 
   resource(router, '/v1/account/tokens/:tokenId', {
     delete: async (req) => {
-      const auth = await owner(req.headers.authorization);
+      const auth = await owner(req);
       const tokenId = String(req.params.tokenId);
       if (!/^[0-9a-f]{16}$/.test(tokenId))
         throw notFound(`token ${tokenId} does not exist in account ${auth.accountId}`);

@@ -1,5 +1,5 @@
 /**
- * The operator API (decisions.md "Operator API"): accounts and their tokens.
+ * The operator API (docs/api/admin.md): accounts and their tokens.
  * Mounted only when RELAY_ADMIN_TOKEN is set; otherwise every path is a 404.
  */
 import { Router, type Request } from 'express';
@@ -14,7 +14,7 @@ import {
 } from '../schemas/requests';
 import type { AccountRecord, AccountStore, TokenRecord } from '../store/types';
 import type { PlanResolver } from '../plans';
-import { bearerToken } from '../auth/authenticate';
+import { bearerToken, headerCaller } from '../auth/authenticate';
 import { credentialsFor, type AwsCredentials } from '../sqs/credentials';
 import { objectBody } from './body';
 import type { HttpDeps } from './context';
@@ -77,7 +77,7 @@ export async function issueToken(
   return { ...publicToken(record), token: formatToken(accountId, id, secret), ...aws };
 }
 
-/** An account as the operator API shows it (decisions.md "Operator API"). */
+/** An account as the operator API shows it (docs/api/admin.md). */
 function shownAccount(account: AccountRecord): Pick<AccountRecord, 'id' | 'plan' | 'usage'> {
   return { id: account.id, plan: account.plan, usage: account.usage };
 }
@@ -104,7 +104,11 @@ export function adminRouter(deps: HttpDeps, adminToken: string): Router {
     if (safeEqual(token, adminToken)) return next();
     let isRelayToken = false;
     try {
-      await authenticate(req.headers.authorization, accounts, plans);
+      await authenticate(
+        { ...headerCaller(req.headers.authorization), count: false },
+        accounts,
+        plans,
+      );
       isRelayToken = true;
     } catch (err) {
       if (!(err instanceof AppError) || err.status !== 401) throw err;

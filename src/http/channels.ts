@@ -1,6 +1,7 @@
-/** Channel listing and management: extensions of the spec. */
-import { Router } from 'express';
-import { authenticate, checkChannelScope } from '../auth/authenticate';
+/** Channel listing and management (docs/api/channels.md). */
+import { Router, type Request } from 'express';
+import { checkChannelScope } from '../auth/authenticate';
+import { requestAuth } from './caller';
 import { badRequest, notFound } from '../errors';
 import { validateChannelConfig } from '../schemas/requests';
 import type { ChannelStats } from '../store/types';
@@ -29,16 +30,12 @@ function listEntry(
 
 export function channelsRouter(deps: HttpDeps): Router {
   const router = Router();
-  const { store, plans } = deps;
-  const auth = async (header: string | undefined) => {
-    const caller = await authenticate(header, store.accounts, plans);
-    await deps.limits.enforce(caller);
-    return caller;
-  };
+  const { store } = deps;
+  const auth = (req: Request) => requestAuth(req, deps);
 
   resource(router, '/v1/relay/channels', {
     get: async (req) => {
-      const caller = await auth(req.headers.authorization);
+      const caller = await auth(req);
       const all = await store.channels.list(caller.accountId);
       const visible =
         caller.channels === null ? all : all.filter((c) => caller.channels!.includes(c.id));
@@ -48,7 +45,7 @@ export function channelsRouter(deps: HttpDeps): Router {
 
   resource(router, '/v1/relay/channels/:channelId', {
     get: async (req) => {
-      const caller = await auth(req.headers.authorization);
+      const caller = await auth(req);
       const channel = channelParam(req);
       checkChannelScope(caller, channel);
       const stats = await store.channels.get(caller.accountId, channel);
@@ -56,7 +53,7 @@ export function channelsRouter(deps: HttpDeps): Router {
       return channelView(stats, caller.limits);
     },
     put: async (req) => {
-      const caller = await auth(req.headers.authorization);
+      const caller = await auth(req);
       const channel = channelParam(req);
       checkChannelScope(caller, channel);
       const input = validateChannelConfig(objectBody(req.body));
@@ -85,7 +82,7 @@ export function channelsRouter(deps: HttpDeps): Router {
       return channelView(stats, caller.limits);
     },
     delete: async (req) => {
-      const caller = await auth(req.headers.authorization);
+      const caller = await auth(req);
       const channel = channelParam(req);
       checkChannelScope(caller, channel);
       return { deleted_count: await store.channels.remove(caller.accountId, channel) };

@@ -1,7 +1,7 @@
-/** The spec's message endpoints (send, batch, pull, ack) and the extensions (extend, purge, redrive). */
+/** The message endpoints (send, batch, pull, ack; docs/api/messages.md) and the extensions (extend, purge, redrive). */
 import crypto from 'node:crypto';
 import { Router, type Request } from 'express';
-import { authenticate, checkChannelScope, type AuthContext } from '../auth/authenticate';
+import { checkChannelScope } from '../auth/authenticate';
 import { AppError, badRequest } from '../errors';
 import { describeIdRule, isValidId } from '../schemas/ids';
 import {
@@ -14,7 +14,9 @@ import {
   validatePull,
   validateRedrive,
 } from '../schemas/requests';
+import type { Caller } from '../store/scripts/define';
 import type { NewMessage, PullResult } from '../store/types';
+import { requestAuth, requestCaller } from './caller';
 import { objectBody } from './body';
 import { pullMaybeWaiting } from './longPoll';
 import type { HttpDeps } from './context';
@@ -69,21 +71,34 @@ export function channelParam(req: Request): string {
 
 export function messagesRouter(deps: HttpDeps): Router {
   const router = Router();
-  const { store, plans } = deps;
+  const { store } = deps;
 
-  /** Authenticates, checks the channel id and the token's scope. */
-  async function channelCaller(req: Request): Promise<{ auth: AuthContext; channel: string }> {
-    const auth = await authenticate(req.headers.authorization, store.accounts, plans);
-    const channel = channelParam(req);
-    checkChannelScope(auth, channel);
-    return { auth, channel };
+  /**
+   * The caller and channel of a message request, before its one script call (which checks
+   * the token, the scope and the rate limits). A missing or malformed credential is a 401
+   * with no Redis; a bad channel id is a 400 once the token is found good (not counted).
+   */
+  async function channelCaller(req: Request): Promise<{ caller: Caller; channel: string }> {
+    const caller = requestCaller(req);
+    const channel = String(req.params.channelId);
+    if (!isValidId(channel)) {
+      await store.accounts.authorize({ ...caller, count: false }, null);
+      throw badRequest(describeIdRule('channelId'));
+    }
+    return { caller, channel };
   }
 
-  /** channelCaller, then counts the request against the account's limits. */
-  async function channelRequest(req: Request): Promise<{ auth: AuthContext; channel: string }> {
-    const caller = await channelCaller(req);
-    await deps.limits.enforce(caller.auth);
-    return caller;
+  /**
+   * Reads the body; a body that fails is answered with its 400 once the caller is checked
+   * and counted (authorize), as it would have been by the operation's script.
+   */
+  async function parsed<T>(caller: Caller, channel: string, read: () => T): Promise<T> {
+    try {
+      return read();
+    } catch (err) {
+      await store.accounts.authorize(caller, channel);
+      throw err;
+    }
   }
 
   const pullJson = (r: PullResult) =>
@@ -93,29 +108,31 @@ export function messagesRouter(deps: HttpDeps): Router {
 
   resource(router, base, {
     post: async (req) => {
-      const { auth, channel } = await channelRequest(req);
-      const message = toNewMessage(validateMessage(objectBody(req.body)), undefined, '');
-      const [id] = await store.queue.send(auth.accountId, channel, auth.limits, [message]);
+      const { caller, channel } = await channelCaller(req);
+      const message = await parsed(caller, channel, () =>
+        toNewMessage(validateMessage(objectBody(req.body)), undefined, ''),
+      );
+      const [id] = await store.queue.send(caller, channel, [message]);
       return { id };
     },
   });
 
   resource(router, `${base}/batch`, {
     post: async (req) => {
-      const { auth, channel } = await channelRequest(req);
-      const input = validateBatch(objectBody(req.body));
-      const messages = input.messages.map((m, i) =>
-        toNewMessage(m, input.delay_seconds, `messages[${i}]`),
-      );
-      const ids = await store.queue.send(auth.accountId, channel, auth.limits, messages);
+      const { caller, channel } = await channelCaller(req);
+      const messages = await parsed(caller, channel, () => {
+        const input = validateBatch(objectBody(req.body));
+        return input.messages.map((m, i) => toNewMessage(m, input.delay_seconds, `messages[${i}]`));
+      });
+      const ids = await store.queue.send(caller, channel, messages);
       return { ids };
     },
   });
 
   resource(router, `${base}/pull`, {
     post: async (req, res) => {
-      const { auth, channel } = await channelRequest(req);
-      const input = validatePull(objectBody(req.body));
+      const { caller, channel } = await channelCaller(req);
+      const input = await parsed(caller, channel, () => validatePull(objectBody(req.body)));
       const options = {
         // None in the request: the channel's visibility_timeout_ms setting, else the default.
         visibilityTimeoutMs: input.visibility_timeout_ms ?? null,
@@ -126,14 +143,12 @@ export function messagesRouter(deps: HttpDeps): Router {
       // A client that has left (even while the request was authenticated) leases nothing.
       if (res.closed) gone.abort();
       const result = await pullMaybeWaiting(deps, {
-        auth,
+        caller,
+        authorize: () => requestAuth(req, deps, channel),
         channel,
         options,
         waitMs: input.wait_ms ?? 0,
         signal: gone.signal,
-        recheck: async () => {
-          await channelCaller(req);
-        },
       });
       return pullJson(result);
     },
@@ -141,22 +156,19 @@ export function messagesRouter(deps: HttpDeps): Router {
 
   resource(router, `${base}/ack`, {
     post: async (req) => {
-      const { auth, channel } = await channelRequest(req);
-      const input = validateAck(objectBody(req.body));
-      if (input.lease_ids === undefined && input.retries === undefined) {
-        throw badRequest('required field lease_ids is missing');
-      }
+      const { caller, channel } = await channelCaller(req);
+      const input = await parsed(caller, channel, () => {
+        const body = validateAck(objectBody(req.body));
+        if (body.lease_ids === undefined && body.retries === undefined) {
+          throw badRequest('required field lease_ids is missing');
+        }
+        return body;
+      });
       const retries = (input.retries ?? []).map((r) => ({
         leaseId: r.lease_id,
         delayMs: Math.round((r.delay_seconds ?? 0) * 1000),
       }));
-      const result = await store.queue.ack(
-        auth.accountId,
-        channel,
-        auth.limits,
-        input.lease_ids ?? [],
-        retries,
-      );
+      const result = await store.queue.ack(caller, channel, input.lease_ids ?? [], retries);
       return input.retries === undefined
         ? { acked_count: result.ackedCount }
         : { acked_count: result.ackedCount, retried_count: result.retriedCount };
@@ -165,10 +177,10 @@ export function messagesRouter(deps: HttpDeps): Router {
 
   resource(router, `${base}/extend`, {
     post: async (req) => {
-      const { auth, channel } = await channelRequest(req);
-      const input = validateExtend(objectBody(req.body));
+      const { caller, channel } = await channelCaller(req);
+      const input = await parsed(caller, channel, () => validateExtend(objectBody(req.body)));
       const extended = await store.queue.extend(
-        auth.accountId,
+        caller,
         channel,
         input.lease_ids,
         input.visibility_timeout_ms ?? null,
@@ -176,6 +188,12 @@ export function messagesRouter(deps: HttpDeps): Router {
       return { extended_count: extended };
     },
   });
+
+  /** A channel request whose operation is not one script call: authorize, then the operation. */
+  async function channelRequest(req: Request) {
+    const { channel } = await channelCaller(req);
+    return { auth: await requestAuth(req, deps, channel), channel };
+  }
 
   resource(router, `${base}/purge`, {
     post: async (req) => {

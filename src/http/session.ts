@@ -6,7 +6,7 @@
  */
 import { Router, type Request, type Response } from 'express';
 import { stringifySetCookie } from 'cookie';
-import { authenticate } from '../auth/authenticate';
+import { authenticate, tokenCaller } from '../auth/authenticate';
 import { csrfTokenFor, checkSameOrigin, SESSION_COOKIE, sessionCookie } from '../auth/sessions';
 import { parseToken } from '../auth/tokens';
 import { AppError, badRequest, unauthorized } from '../errors';
@@ -42,13 +42,13 @@ export function sessionRouter(deps: HttpDeps): Router {
         throw badRequest('required field token is missing');
       let auth;
       try {
-        auth = await authenticate(`Bearer ${body.token}`, store.accounts, plans);
+        // counted against the rate limits with the check, in one call
+        auth = await authenticate(tokenCaller(body.token), store.accounts, plans);
       } catch (err) {
         if (err instanceof AppError && err.status === 401) throw unauthorized(WRONG_TOKEN);
         throw err;
       }
       if (auth.role !== 'owner' || auth.session) throw unauthorized(WRONG_TOKEN);
-      await deps.limits.enforce(auth);
       const ttl = config.sessionTtlSeconds;
       const issued = await issueToken(store.accounts, auth.accountId, {
         name: 'dashboard session',
@@ -67,7 +67,11 @@ export function sessionRouter(deps: HttpDeps): Router {
     get: async (req) => {
       const token = sessionCookie(req);
       if (!token) throw unauthorized('not signed in');
-      const auth = await authenticate(`Bearer ${token}`, store.accounts, plans);
+      const auth = await authenticate(
+        { ...tokenCaller(token), count: false },
+        store.accounts,
+        plans,
+      );
       if (!auth.session) throw unauthorized('not signed in');
       return {
         account: auth.accountId,
@@ -78,11 +82,14 @@ export function sessionRouter(deps: HttpDeps): Router {
     delete: async (req, res) => {
       const token = sessionCookie(req);
       setCookie(req, res, '', 0);
-      const parsed = token ? parseToken(token) : null;
-      if (!parsed) return { signed_out: true };
+      if (!token || !parseToken(token)) return { signed_out: true };
       checkSameOrigin(req, false, req.protocol);
       try {
-        const auth = await authenticate(`Bearer ${token}`, store.accounts, plans);
+        const auth = await authenticate(
+          { ...tokenCaller(token), count: false },
+          store.accounts,
+          plans,
+        );
         if (auth.session) await store.accounts.revokeToken(auth.accountId, auth.tokenId);
       } catch (err) {
         if (!(err instanceof AppError) || err.status !== 401) throw err;

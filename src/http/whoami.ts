@@ -4,7 +4,7 @@
  * shows it; relay tokens cannot read the account API.
  */
 import { Router } from 'express';
-import { authenticate } from '../auth/authenticate';
+import { requestAuth } from './caller';
 import type { HttpDeps } from './context';
 import { resource } from './route';
 
@@ -12,8 +12,7 @@ export function whoamiRouter(deps: HttpDeps): Router {
   const router = Router();
   resource(router, '/v1/relay/whoami', {
     get: async (req) => {
-      const auth = await authenticate(req.headers.authorization, deps.store.accounts, deps.plans);
-      await deps.limits.enforce(auth);
+      const auth = await requestAuth(req, deps);
       return {
         account: auth.accountId,
         token_id: auth.tokenId,

@@ -1,33 +1,17 @@
 /**
- * The one place that counts an account's limits, for every entrance (relay
- * API, account API, WebSocket upgrades, and adapters such as webhooks and SQS):
- * the plan's request rate (per account, across pods and tokens, with a token's
- * own lower rate), and its caps on open WebSockets and long-poll waits. The
- * operator API has its own limit. Every refusal is a 429 naming the limit.
+ * An account's caps on open WebSockets and long-poll waits (across pods), and the operator
+ * API's own limit. The plan's request rate is counted where the caller is checked, inside
+ * the script that serves the request (lua/lib/caller.lua). Every refusal is a 429 naming
+ * the limit.
  */
 import type { Logger } from 'pino';
-import type { AuthContext } from '../auth/authenticate';
 import { AppError } from '../errors';
-import type { LimitStore, RateHit, RateWindow } from '../store/limits';
+import type { LimitStore } from '../store/limits';
+import { rateLimited } from '../store/storeErrors';
 import type { PlanLimits } from '../store/types';
 import { HolderLeases } from './holders';
 
-/** A rate with its burst as a fixed window: at most burst requests per burst/rate seconds. */
-export function rateWindow(perSecond: number, burst: number): RateWindow {
-  if (perSecond <= 0) return { limit: 0, windowMs: 1 };
-  const limit = burst > 0 ? burst : Math.max(1, perSecond);
-  return { limit, windowMs: Math.max(1, Math.round((1000 * limit) / perSecond)) };
-}
-
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-
-function refused(hit: RateHit, message: (wait: number) => string): AppError {
-  const wait = Math.max(1, Math.ceil(hit.waitMs / 1000));
-  return new AppError('RATE_LIMITED', message(wait), { 'Retry-After': String(wait) });
-}
-
-/** Who is asking: the authenticated caller's account, plan limits and token. */
-export type Caller = Pick<AuthContext, 'accountId' | 'tokenId' | 'limits' | 'tokenRatePerSecond'>;
 
 export class AccountLimits {
   private readonly holders: HolderLeases;
@@ -41,30 +25,6 @@ export class AccountLimits {
   ) {
     this.holders = new HolderLeases(store, logger);
     this.operatorTokens = operatorPerSecond;
-  }
-
-  /** Counts one request of the caller; a 429 with Retry-After over the account's or token's rate. */
-  async enforce(caller: Caller): Promise<void> {
-    const { limits } = caller;
-    const own = rateWindow(limits.rate_limit_per_second, limits.rate_limit_burst);
-    const tokenRate = caller.tokenRatePerSecond ?? 0;
-    const token = tokenRate > 0 ? rateWindow(tokenRate, 0) : null;
-    if (own.limit === 0 && token === null) return;
-    const hit = await this.store.hitRate(caller.accountId, caller.tokenId, own, token);
-    if (hit.refusedBy === 'token') {
-      throw refused(
-        hit,
-        (wait) =>
-          `rate limit exceeded: this token may make ${plural(tokenRate, 'request')} per second (its rate_limit_per_second); retry after ${wait} s`,
-      );
-    }
-    if (hit.refusedBy === 'account') {
-      throw refused(
-        hit,
-        (wait) =>
-          `rate limit exceeded: this account may make ${plural(limits.rate_limit_per_second, 'request')} per second in bursts of ${own.limit} (rate_limit_per_second ${limits.rate_limit_per_second}, rate_limit_burst ${own.limit}); retry after ${wait} s`,
-      );
-    }
   }
 
   /**
@@ -86,8 +46,8 @@ export class AccountLimits {
       return;
     }
     const waitMs = ((1 - this.operatorTokens) * 1000) / rate;
-    throw refused(
-      { waitMs, refusedBy: 'account' },
+    throw rateLimited(
+      waitMs,
       (wait) =>
         `rate limit exceeded: the operator API takes ${plural(rate, 'request')} per second on each server (RELAY_ADMIN_RATE_LIMIT_PER_SECOND); retry after ${wait} s`,
     );

@@ -59,7 +59,7 @@ const tokenExample = {
 const messages = '/v1/relay/channels/{channelId}/messages';
 
 export const OPERATIONS: Operation[] = [
-  // --- messages (spec 2) ---
+  // --- messages (docs/api/messages.md) ---
   {
     operationId: 'sendMessage',
     method: 'post',

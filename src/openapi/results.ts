@@ -62,7 +62,9 @@ export const channel = strict({
     minimum: 0,
     description: 'seconds since the oldest message was sent (the relay clock); null when empty',
   },
-  expiring_within_1h: count('messages whose retention ends within the next hour'),
+  expiring_within_1h: count(
+    'messages whose retention ends within the next hour (by whole minutes: up to a minute more)',
+  ),
   config: channelConfig,
 });
 

@@ -6,20 +6,19 @@
  * account, channel scope, expiry and rate limit.
  */
 import type { Request } from 'express';
-import { tokenContext, type AuthContext } from '../auth/authenticate';
+import { authContext, type AuthContext } from '../auth/authenticate';
 import type { HttpDeps } from '../http/context';
-import type { TokenRecord } from '../store/types';
+import type { Caller } from '../store/scripts/define';
 import { parseAccessKeyId, secretFor } from './credentials';
-import { SqsError, toSqsError } from './errors';
+import { INVALID_KEY, SqsError, toSqsError } from './errors';
 import { parseAuthorization, signingDate, verifySignature } from './signature';
 
 export interface SqsCaller {
   auth: AuthContext;
+  /** for the queue scripts, which check it again (not counting it) in their one call */
+  caller: Caller;
   region: string;
-  recheck(): Promise<void>;
 }
-
-const INVALID_KEY = 'The security token included in the request is invalid.';
 
 export async function authenticateSqs(
   req: Request,
@@ -45,52 +44,52 @@ export async function authenticateSqs(
   if (!ids) throw new SqsError('InvalidClientTokenId', INVALID_KEY);
 
   // unknown keys first (as AWS), then the signature, then expiry: an expired token's
-  // state is told only to a caller who signed with its secret
+  // state is told only to a caller who signed with its secret. The signature needs no
+  // Redis (the secret is derived from the key), so a good one is checked first and the
+  // key's token read only to word a bad one.
   const find = async () => {
     const { token, plan } = await deps.store.accounts.lookupToken(ids.accountId, ids.tokenId);
     if (!token || plan === null || token.aws_access_key_id !== signed.accessKeyId) {
       throw new SqsError('InvalidClientTokenId', INVALID_KEY);
     }
-    return { token, plan };
   };
-  const contextOf = async (found: { token: TokenRecord; plan: string }) => {
+  // the signature proves the token: the scripts then check that the key is still its own
+  const caller: Caller = {
+    accountId: ids.accountId,
+    tokenId: ids.tokenId,
+    proof: `aws:${signed.accessKeyId}`,
+    count: true,
+  };
+  /** the key still its token's, expiry, a session's sign-in token, the rate limits: one call */
+  const contextOf = async () => {
     try {
-      return await tokenContext(
-        ids.accountId,
-        found.token,
-        found.plan,
-        deps.store.accounts,
-        deps.plans,
-      );
+      return authContext(caller, await deps.store.accounts.authorize(caller, null), deps.plans);
     } catch (err) {
       throw toSqsError(err);
     }
   };
 
-  const found = await find();
   const url = new URL(req.originalUrl, 'http://relayq');
   const query: Record<string, string | string[]> = {};
   for (const key of new Set(url.searchParams.keys())) {
     const values = url.searchParams.getAll(key);
     query[key] = values.length === 1 ? values[0] : values;
   }
-  await verifySignature(
-    signed,
-    { method: req.method, path: url.pathname, query, headers: req.headers, body },
-    date,
-    secretFor(serverKey, signed.accessKeyId),
-  );
-  const first = await contextOf(found);
   try {
-    await deps.limits.enforce(first);
+    await verifySignature(
+      signed,
+      { method: req.method, path: url.pathname, query, headers: req.headers, body },
+      date,
+      secretFor(serverKey, signed.accessKeyId),
+    );
   } catch (err) {
-    throw toSqsError(err);
+    await find();
+    throw err;
   }
+  // an unknown or revoked key is refused here as InvalidClientTokenId (toSqsError)
   return {
-    auth: first,
+    auth: await contextOf(),
+    caller: { ...caller, count: false },
     region: signed.region,
-    recheck: async () => {
-      await contextOf(await find());
-    },
   };
 }

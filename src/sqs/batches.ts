@@ -85,9 +85,8 @@ export async function sendMessageBatch(call: SqsCall) {
     ready.length === 0
       ? []
       : await call.deps.store.queue.send(
-          call.auth.accountId,
+          call.caller,
           queue.channel,
-          call.auth.limits,
           ready.map((r) => r.prepared.message),
         );
   const Successful = ready.map(({ id, prepared }, i) => ({
@@ -116,9 +115,8 @@ export async function deleteMessageBatch(call: SqsCall) {
   if (valid.length > 0) {
     // as in SQS, a stale receipt handle's delete succeeds and changes nothing
     await call.deps.store.queue.ack(
-      call.auth.accountId,
+      call.caller,
       queue.channel,
-      call.auth.limits,
       valid.map((v) => v.handle),
       [],
     );

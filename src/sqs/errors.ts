@@ -115,6 +115,8 @@ export const missingParameter = (name: string): SqsError =>
   new SqsError('MissingParameter', `The request must contain the parameter ${name}.`);
 
 /** The relay's errors (store, plan limits, rate limit) in SQS's words; anything else is internal. */
+export const INVALID_KEY = 'The security token included in the request is invalid.';
+
 export function toSqsError(err: unknown): SqsError {
   if (err instanceof SqsError) return err;
   if (!(err instanceof AppError)) {
@@ -125,7 +127,11 @@ export function toSqsError(err: unknown): SqsError {
     case 'PAYLOAD_TOO_LARGE':
       return new SqsError('InvalidParameterValue', err.message);
     case 'UNAUTHORIZED':
-      return new SqsError('InvalidClientTokenId', err.message);
+      // a key whose token was revoked (or lost its key) since: as an unknown key
+      return new SqsError(
+        'InvalidClientTokenId',
+        err.message === 'invalid or revoked token' ? INVALID_KEY : err.message,
+      );
     case 'FORBIDDEN':
       return new SqsError(
         /limit reached/.test(err.message) ? 'OverLimit' : 'AccessDenied',

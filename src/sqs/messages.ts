@@ -96,20 +96,13 @@ export async function changeVisibility(
   seconds: number,
 ): Promise<void> {
   checkReceiptHandle(handle);
-  const { accountId, limits } = call.auth;
+  const { caller } = call;
   const { store } = call.deps;
   const changed =
     seconds === 0
-      ? (
-          await store.queue.ack(
-            accountId,
-            queue.channel,
-            limits,
-            [],
-            [{ leaseId: handle, delayMs: 0 }],
-          )
-        ).retriedCount
-      : await store.queue.extend(accountId, queue.channel, [handle], seconds * 1000);
+      ? (await store.queue.ack(caller, queue.channel, [], [{ leaseId: handle, delayMs: 0 }]))
+          .retriedCount
+      : await store.queue.extend(caller, queue.channel, [handle], seconds * 1000);
   if (changed === 0) {
     throw new SqsError(
       'MessageNotInflight',
@@ -175,12 +168,7 @@ function toSqsMessage(
 export async function sendMessage(call: SqsCall) {
   const queue = await resolveQueue(call);
   const prepared = prepareSend(call.input, '');
-  const [id] = await call.deps.store.queue.send(
-    call.auth.accountId,
-    queue.channel,
-    call.auth.limits,
-    [prepared.message],
-  );
+  const [id] = await call.deps.store.queue.send(call.caller, queue.channel, [prepared.message]);
   return {
     MessageId: id,
     MD5OfMessageBody: prepared.md5Body,
@@ -207,12 +195,12 @@ export async function receiveMessage(call: SqsCall) {
     batchSize,
   };
   const result = await pullMaybeWaiting(deps, {
-    auth,
+    caller: call.caller,
+    authorize: async () => auth,
     channel: queue.channel,
     options,
     waitMs: waitSeconds * 1000,
     signal: call.signal,
-    recheck: call.recheck,
   });
   const receivedMs = Date.now();
   // SQS leaves Messages out when there are none
@@ -229,13 +217,7 @@ export async function deleteMessage(call: SqsCall) {
   const handle = requiredString(call.input, 'ReceiptHandle');
   checkReceiptHandle(handle);
   // as in SQS, deleting with a stale receipt handle succeeds and changes nothing
-  await call.deps.store.queue.ack(
-    call.auth.accountId,
-    queue.channel,
-    call.auth.limits,
-    [handle],
-    [],
-  );
+  await call.deps.store.queue.ack(call.caller, queue.channel, [handle], []);
   return {};
 }
 

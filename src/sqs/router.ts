@@ -77,11 +77,11 @@ export function sqsRouter(deps: HttpDeps): Router {
       const output = await action({
         deps,
         auth: caller.auth,
+        caller: caller.caller,
         region: caller.region,
         baseUrl: publicBaseUrl(deps.config, req),
         input: parseInput(body),
         signal: gone.signal,
-        recheck: caller.recheck,
       });
       res
         .status(200)

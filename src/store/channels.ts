@@ -1,9 +1,8 @@
 /** Channel listing, configuration, purge, delete and redrive. */
-import { AppError, notFound } from '../errors';
 import type { StoreContext } from './context';
 import { accountKeyList, channelKeyList, webhooksKey } from './keys';
-import { scriptFailure } from './storeErrors';
-import type { ChannelConfig, ChannelStats, ChannelStore, PlanLimits } from './types';
+import { SCRIPT_ERRORS, scriptError } from './storeErrors';
+import type { ChannelConfig, ChannelStats, ChannelStore } from './types';
 
 const REDRIVE_SCAN = 10_000;
 
@@ -33,22 +32,9 @@ const settingArg = (value: number | null | undefined, scale = 1): string | numbe
 
 type StatsReply = [number, number, number, number, number | null, string, number, number];
 
-function channelNotFound(channel: string): AppError {
-  return notFound(`channel ${channel} does not exist`);
-}
-
-function mapChannelErrors(err: unknown, channel: string, limits?: PlanLimits): unknown {
-  const failure = scriptFailure(err);
-  if (failure?.code === 'CHANNEL_NOT_FOUND') return channelNotFound(channel);
-  if (failure?.code === 'CHANNEL_LIMIT' && limits) {
-    return new AppError(
-      'FORBIDDEN',
-      `channel limit reached: the plan allows at most ${limits.max_channels} channels`,
-    );
-  }
-  if (failure?.code === 'ACCOUNT_NOT_FOUND')
-    return new AppError('UNAUTHORIZED', "the token's account no longer exists");
-  return err;
+/** A channel script's error as the client is told it (the one table, SCRIPT_ERRORS). */
+function mapChannelErrors(err: unknown, account: string, channel: string): unknown {
+  return scriptError(err, { account, channel });
 }
 
 export function createChannelStore(ctx: StoreContext): ChannelStore {
@@ -114,7 +100,7 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
         ]);
         return parseConfig(config);
       } catch (err) {
-        throw mapChannelErrors(err, channel, limits);
+        throw mapChannelErrors(err, account, channel);
       }
     },
 
@@ -122,7 +108,7 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
       try {
         return await ctx.call<number>('channel_purge', keysOf(account, channel), [channel]);
       } catch (err) {
-        throw mapChannelErrors(err, channel);
+        throw mapChannelErrors(err, account, channel);
       }
     },
 
@@ -134,7 +120,7 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
           [channel],
         );
       } catch (err) {
-        throw mapChannelErrors(err, channel);
+        throw mapChannelErrors(err, account, channel);
       }
     },
 
@@ -147,7 +133,7 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
             [channel, target, limit, onlyFromTarget ? '1' : '0', limits.max_channels, REDRIVE_SCAN],
           );
         } catch (err) {
-          throw mapChannelErrors(err, channel, limits);
+          throw mapChannelErrors(err, account, channel);
         }
       };
       if (to !== null) {
@@ -160,7 +146,8 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
         }
         return moved;
       }
-      if (!(await this.get(account, channel))) throw channelNotFound(channel);
+      if (!(await this.get(account, channel)))
+        throw SCRIPT_ERRORS.CHANNEL_NOT_FOUND([], { account, channel });
       let moved = 0;
       while (moved < max) {
         const sources = await ctx.call<string[]>('dead_letter_sources', keysOf(account, channel), [

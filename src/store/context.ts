@@ -15,10 +15,20 @@ import {
   duePartitionOf,
 } from './keys';
 import type { RedisClient } from './redis';
-import { VARIABLE_KEYS, type ScriptName, type Scripts } from './scripts';
-import { isUnavailable, rethrowStoreError, scriptFailure, unavailable } from './storeErrors';
+import { runScript, type ScriptName, type Scripts } from './scripts';
+import type { PlanTable } from './scripts/plans';
+import { scriptArgv, scriptKeys, type ScriptKeys, type ScriptSpec } from './scripts/define';
+import {
+  isUnavailable,
+  rethrowStoreError,
+  scriptError,
+  scriptFailure,
+  unavailable,
+} from './storeErrors';
 
 export interface StoreOptions {
+  /** the configured plans, compiled into the scripts (scripts/plans.ts) */
+  planTable?: PlanTable;
   durability?: DurabilityOptions;
   fanoutWindowMs?: number;
   duePartitions?: number;
@@ -108,12 +118,7 @@ export class StoreContext {
     }
     const end = this.metrics.scriptDuration.startTimer({ script: name });
     try {
-      const script = this.scripts[name];
-      const result = (
-        VARIABLE_KEYS.has(name)
-          ? await script(keys.length, ...keys, ...args)
-          : await script(...keys, ...args)
-      ) as T;
+      const result = (await runScript(this.scripts, name, keys, args)) as T;
       if (this.onBacklogChange && CHANGES_BACKLOG.has(name)) {
         const account = accountOfAccountKey(keys[0]);
         if (account !== null) this.onBacklogChange(account);
@@ -130,6 +135,24 @@ export class StoreContext {
       throw err;
     } finally {
       end();
+    }
+  }
+
+  /**
+   * Calls a typed script (scripts/*.ts): KEYS by group, ARGV from one named object and
+   * the variable tail; its error codes become the client's errors (SCRIPT_ERRORS), but
+   * STALE_CONFIG, which withDeadLetter retries.
+   */
+  async run<T, A extends object>(
+    spec: ScriptSpec<A>,
+    on: ScriptKeys,
+    args: A,
+    tail?: readonly (string | number)[],
+  ): Promise<T> {
+    try {
+      return await this.call<T>(spec.name, scriptKeys(spec, on), scriptArgv(spec, args, tail));
+    } catch (err) {
+      throw scriptError(err, { account: on.account, channel: on.channel });
     }
   }
 
@@ -170,17 +193,33 @@ export class StoreContext {
     channel: string,
     run: (keys: string[], dlq: string) => Promise<T>,
   ): Promise<T> {
+    return this.withDeadLetter(account, channel, (dlq) =>
+      run(
+        [
+          ...accountKeyList(account),
+          ...channelKeyList(account, channel),
+          ...channelKeyList(account, dlq === '' ? channel : dlq),
+        ],
+        dlq,
+      ),
+    );
+  }
+
+  /**
+   * withDeadLetterKeys for typed scripts, which take the dead-letter channel by name. A
+   * rerun (attempt > 0) must not count its request against the rate limits again.
+   */
+  async withDeadLetter<T>(
+    account: string,
+    channel: string,
+    run: (dlq: string, attempt: number) => Promise<T>,
+  ): Promise<T> {
     const cacheKey = `${account}\u0000${channel}`;
     const cached = this.deadLetterTargets.get(cacheKey);
     let dlq = cached && Date.now() - cached.at < DLQ_CACHE_TTL_MS ? cached.dlq : '';
     for (let attempt = 0; ; attempt++) {
-      const keys = [
-        ...accountKeyList(account),
-        ...channelKeyList(account, channel),
-        ...channelKeyList(account, dlq === '' ? channel : dlq),
-      ];
       try {
-        const result = await run(keys, dlq);
+        const result = await run(dlq, attempt);
         this.remember(cacheKey, dlq);
         return result;
       } catch (err) {

@@ -1,7 +1,8 @@
 /**
  * Coalesced new_message fan-out, the pod's half. Scripts publish at once when
- * a channel published nothing in the last window; otherwise they mark the
- * channel pending and say when its window ends. This pod then runs
+ * a channel published nothing in the last window or its consumers had drained
+ * it (docs/design.md, Notifications); otherwise they mark the channel pending
+ * and say when its window ends. This pod then runs
  * announce_channel at that time (one timer per channel, however many sends
  * asked), so a subscriber hears of every send within the window. If this pod
  * dies first, the sweeper publishes the pending announcement shortly after.

@@ -7,20 +7,25 @@ import { createLimitStore } from './limits';
 import { createQueueStore } from './queue';
 import type { RedisClient } from './redis';
 import { defineScripts } from './scripts';
+import { DEFAULT_PLAN_TABLE } from './scripts/plans';
 import type { Store } from './types';
 import { createWebhookStore } from './webhooks';
 
 export function createStore(
   redis: RedisClient,
   metrics: Metrics,
-  authCacheMs = 0,
   options: StoreOptions = {},
 ): { store: Store; context: StoreContext } {
-  const context = new StoreContext(redis, defineScripts(redis), metrics, options);
+  const context = new StoreContext(
+    redis,
+    defineScripts(redis, options.planTable ?? DEFAULT_PLAN_TABLE),
+    metrics,
+    options,
+  );
   const store: Store = {
     queue: createQueueStore(context),
     channels: createChannelStore(context),
-    accounts: createAccountStore(context, authCacheMs),
+    accounts: createAccountStore(context),
     limits: createLimitStore(context),
     webhooks: createWebhookStore(context),
     async ping() {

@@ -1,31 +1,11 @@
 /**
- * Counters behind the account limits, shared by every pod: fixed request
- * windows (rate limits) and leased places (concurrent WebSockets and long polls).
+ * Leased places behind the account limits, shared by every pod: concurrent WebSockets and
+ * long polls. (The rate limits are counted by the scripts themselves: lua/lib/caller.lua.)
  */
 import type { StoreContext } from './context';
-import { accountRateKey, holdersKey, rateLimitKey, type HolderKind } from './keys';
-
-export interface RateWindow {
-  /** requests allowed per window; 0: not limited */
-  limit: number;
-  windowMs: number;
-}
-
-export interface RateHit {
-  /** 0 when the request is allowed, else the ms until the full window ends */
-  waitMs: number;
-  /** which limit refused it */
-  refusedBy: 'account' | 'token' | null;
-}
+import { holdersKey, type HolderKind } from './keys';
 
 export interface LimitStore {
-  /** Counts one request of the account (and of its token when it has a window); refused ones are not counted. */
-  hitRate(
-    account: string,
-    tokenId: string,
-    own: RateWindow,
-    token: RateWindow | null,
-  ): Promise<RateHit>;
   acquireHolder(
     account: string,
     kind: HolderKind,
@@ -42,21 +22,8 @@ export interface LimitStore {
   ): Promise<number>;
 }
 
-function rateHit(reply: [number, string?]): RateHit {
-  const waitMs = Number(reply[0]);
-  return { waitMs, refusedBy: waitMs > 0 ? (reply[1] as 'account' | 'token') : null };
-}
-
 export function createLimitStore(ctx: StoreContext): LimitStore {
   return {
-    async hitRate(account, tokenId, own, token) {
-      const reply = await ctx.call<[number, string?]>(
-        'rate_limit',
-        [accountRateKey(account), rateLimitKey(account, tokenId)],
-        [own.limit, own.windowMs, token?.limit ?? 0, token?.windowMs ?? 1],
-      );
-      return rateHit(reply);
-    },
     async acquireHolder(account, kind, holderId, cap, leaseMs) {
       const [taken, held] = await ctx.call<[number, number]>(
         'holder_acquire',

@@ -4,7 +4,6 @@
  * that says Redis is unreachable or not serving is a 503, safe to retry.
  */
 import { AppError } from '../errors';
-import type { PlanLimits } from './types';
 
 const UNAVAILABLE_REPLIES = [
   'LOADING',
@@ -27,17 +26,104 @@ export interface ScriptFailure {
  */
 export const SCRIPT_ERROR_CODES = [
   'ACCOUNT_EXISTS',
+  'ACCOUNT_GONE',
   'ACCOUNT_NOT_FOUND',
+  'AUTH_INVALID',
   'CHANNEL_LIMIT',
   'CHANNEL_NOT_FOUND',
+  'CHANNEL_SCOPE',
   'MESSAGE_TOO_LARGE',
+  'RATE_LIMITED',
+  'SESSION_ENDED',
+  'SESSION_EXPIRED',
   'STALE_CONFIG',
   'STORAGE_LIMIT',
+  'TOKEN_EXPIRED',
   'TOKEN_LIMIT',
   'TOKEN_NOT_FOUND',
   'WEBHOOK_LIMIT',
   'WEBHOOK_NOT_FOUND',
 ] as const;
+
+export type ScriptErrorCode = (typeof SCRIPT_ERROR_CODES)[number];
+
+const plural = (n: number | string, word: string) => `${n} ${word}${Number(n) === 1 ? '' : 's'}`;
+
+/** A 429 with Retry-After, the wait rounded up to whole seconds (at least 1). */
+export function rateLimited(waitMs: number, message: (wait: number) => string): AppError {
+  const wait = Math.max(1, Math.ceil(waitMs / 1000));
+  return new AppError('RATE_LIMITED', message(wait), { 'Retry-After': String(wait) });
+}
+
+/**
+ * What a script's error code means to the client: one entry, one message per code, from
+ * the detail words the script answers with (each script's Errors section) and what the
+ * call was about. STALE_CONFIG is not here: the store retries with the right keys.
+ */
+export const SCRIPT_ERRORS: Record<
+  Exclude<ScriptErrorCode, 'STALE_CONFIG'>,
+  (detail: string[], about: { account?: string; channel?: string; id?: string }) => AppError
+> = {
+  ACCOUNT_EXISTS: (_, { account }) => new AppError('CONFLICT', `account ${account} already exists`),
+  ACCOUNT_GONE: () => new AppError('UNAUTHORIZED', "the token's account no longer exists"),
+  ACCOUNT_NOT_FOUND: (_, { account }) =>
+    new AppError('NOT_FOUND', `account ${account} does not exist`),
+  AUTH_INVALID: () => new AppError('UNAUTHORIZED', 'invalid or revoked token'),
+  TOKEN_EXPIRED: () => new AppError('UNAUTHORIZED', 'token has expired'),
+  SESSION_EXPIRED: () => new AppError('UNAUTHORIZED', 'session has expired; sign in again'),
+  SESSION_ENDED: () =>
+    new AppError('UNAUTHORIZED', 'session has ended: its sign-in token was revoked or expired'),
+  CHANNEL_SCOPE: ([channel]) =>
+    new AppError('FORBIDDEN', `this token may not use channel ${channel}`),
+  RATE_LIMITED: ([by, waitMs, rate, burst]) =>
+    by === 'token'
+      ? rateLimited(
+          Number(waitMs),
+          (wait) =>
+            `rate limit exceeded: this token may make ${plural(rate, 'request')} per second (its rate_limit_per_second); retry after ${wait} s`,
+        )
+      : rateLimited(
+          Number(waitMs),
+          (wait) =>
+            `rate limit exceeded: this account may make ${plural(rate, 'request')} per second in bursts of ${burst} (rate_limit_per_second ${rate}, rate_limit_burst ${burst}); retry after ${wait} s`,
+        ),
+  CHANNEL_LIMIT: ([max]) =>
+    new AppError('FORBIDDEN', `channel limit reached: the plan allows at most ${max} channels`),
+  CHANNEL_NOT_FOUND: (_, { channel }) =>
+    new AppError('NOT_FOUND', `channel ${channel} does not exist`),
+  STORAGE_LIMIT: ([max]) =>
+    new AppError(
+      'FORBIDDEN',
+      `storage limit reached: the plan allows at most ${max} bytes of stored messages`,
+    ),
+  MESSAGE_TOO_LARGE: ([index, ceiling]) =>
+    new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `messages[${index}] is over the ${ceiling}-byte storage ceiling`,
+    ),
+  TOKEN_LIMIT: ([max]) =>
+    new AppError(
+      'FORBIDDEN',
+      `token limit reached: the plan allows at most ${max} tokens per account (max_tokens); revoke one first`,
+    ),
+  TOKEN_NOT_FOUND: (_, { account, id }) =>
+    new AppError('NOT_FOUND', `token ${id} does not exist in account ${account}`),
+  WEBHOOK_LIMIT: ([max]) =>
+    new AppError('FORBIDDEN', `webhook limit reached: an account may have at most ${max} webhooks`),
+  WEBHOOK_NOT_FOUND: (_, { channel, id }) =>
+    new AppError('NOT_FOUND', `webhook ${id} does not exist on channel ${channel}`),
+};
+
+/** The client's error for a script's error reply (SCRIPT_ERRORS), or the error itself. */
+export function scriptError(
+  err: unknown,
+  about: { account?: string; channel?: string; id?: string } = {},
+): unknown {
+  const failure = scriptFailure(err);
+  if (!failure || failure.code === 'STALE_CONFIG') return err;
+  const toError = SCRIPT_ERRORS[failure.code as Exclude<ScriptErrorCode, 'STALE_CONFIG'>];
+  return toError(failure.detail === '' ? [] : failure.detail.split(' '), about);
+}
 
 const SCRIPT_ERROR = new RegExp(`(?:^|\\s)(${SCRIPT_ERROR_CODES.join('|')})(?: ([^\\n]*))?$`);
 
@@ -78,13 +164,3 @@ export function rethrowStoreError(err: unknown): never {
   if (isUnavailable(err)) throw unavailable();
   throw err;
 }
-
-/** The refusals a plan limit or a vanished account cause, worded alike for every operation. */
-export const limitErrors = {
-  accountGone: () => new AppError('UNAUTHORIZED', "the token's account no longer exists"),
-  channels: (limits: PlanLimits) =>
-    new AppError(
-      'FORBIDDEN',
-      `channel limit reached: the plan allows at most ${limits.max_channels} channels`,
-    ),
-};

@@ -1,5 +1,6 @@
 /** The store's interface: what HTTP and WebSocket code may ask of the queue state. */
 import type { LimitStore } from './limits';
+import type { Caller } from './scripts/define';
 
 export interface PlanLimits {
   max_storage_bytes: number;
@@ -128,28 +129,23 @@ export interface AuthLookup {
   plan: string | null;
 }
 
+/** A caller that passed the check: its token (null for an account caller) and plan. */
+export interface Authorized {
+  token: TokenRecord | null;
+  plan: string;
+}
+
+/**
+ * The queue operations, each one script call that also checks the caller (token, expiry,
+ * revocation, channel scope, rate limits: lua/lib/caller.lua) and refuses with the
+ * client's error before changing anything.
+ */
 export interface QueueStore {
-  send(
-    account: string,
-    channel: string,
-    limits: PlanLimits,
-    messages: NewMessage[],
-  ): Promise<string[]>;
-  pull(
-    account: string,
-    channel: string,
-    limits: PlanLimits,
-    options: PullOptions,
-  ): Promise<PullResult>;
-  ack(
-    account: string,
-    channel: string,
-    limits: PlanLimits,
-    leaseIds: string[],
-    retries: Retry[],
-  ): Promise<AckResult>;
+  send(caller: Caller, channel: string, messages: NewMessage[]): Promise<string[]>;
+  pull(caller: Caller, channel: string, options: PullOptions): Promise<PullResult>;
+  ack(caller: Caller, channel: string, leaseIds: string[], retries: Retry[]): Promise<AckResult>;
   extend(
-    account: string,
+    caller: Caller,
     channel: string,
     leaseIds: string[],
     /** null: the channel's visibility_timeout_ms setting, else the service default */
@@ -188,6 +184,12 @@ export interface AccountStore {
   createToken(account: string, token: TokenRecord, maxTokens: number): Promise<void>;
   listTokens(account: string): Promise<TokenRecord[] | null>;
   revokeToken(account: string, tokenId: string): Promise<void>;
+  /**
+   * Checks the caller (lua/lib/caller.lua) and, when caller.count, counts its request against
+   * the rate limits: one call. Refusals are the client's errors (401, 403, 429).
+   */
+  authorize(caller: Caller, channel: string | null): Promise<Authorized>;
+  /** A token's record and its account's plan, read only (no check, nothing counted). */
   lookupToken(account: string, tokenId: string): Promise<AuthLookup>;
   count(): Promise<number>;
 }

@@ -4,18 +4,13 @@
  * when verification is configured, the signing secret (needed to check each
  * delivery; never returned by any API).
  */
-import { AppError, notFound } from '../errors';
 import type { StoreContext } from './context';
 import { accountKeyList, webhooksKey } from './keys';
-import { limitErrors, scriptFailure } from './storeErrors';
+import { scriptError } from './storeErrors';
 import type { WebhookEntry, WebhookLookup, WebhookRecord, WebhookStore } from './types';
 
 /** Most webhooks one account may have (bounds the walk channel_delete makes). */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 100;
-
-function webhookNotFound(channel: string, id: string): AppError {
-  return notFound(`webhook ${id} does not exist on channel ${channel}`);
-}
 
 export function createWebhookStore(ctx: StoreContext): WebhookStore {
   return {
@@ -33,19 +28,7 @@ export function createWebhookStore(ctx: StoreContext): WebhookStore {
           ],
         );
       } catch (err) {
-        switch (scriptFailure(err)?.code) {
-          case 'ACCOUNT_NOT_FOUND':
-            throw limitErrors.accountGone();
-          case 'CHANNEL_LIMIT':
-            throw limitErrors.channels(limits);
-          case 'WEBHOOK_LIMIT':
-            throw new AppError(
-              'FORBIDDEN',
-              `webhook limit reached: an account may have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks`,
-            );
-          default:
-            throw err;
-        }
+        throw scriptError(err, { account, channel: webhook.channel });
       }
     },
 
@@ -71,8 +54,7 @@ export function createWebhookStore(ctx: StoreContext): WebhookStore {
       try {
         await ctx.call('webhook_delete', [webhooksKey(account)], [channel, id]);
       } catch (err) {
-        if (scriptFailure(err)?.code === 'WEBHOOK_NOT_FOUND') throw webhookNotFound(channel, id);
-        throw err;
+        throw scriptError(err, { account, channel, id });
       }
     },
 

@@ -53,13 +53,10 @@ export function webhookReceiver(deps: HttpDeps): Router {
   const receive = async (req: Request) => {
     const { account, webhook, plan } = await findWebhook(String(req.params.key));
     const limits = plans.limits(plan);
-    // counted with the account's other requests (a webhook URL has no token of its own)
-    await deps.limits.enforce({
-      accountId: account,
-      tokenId: `webhook-${webhook.id}`,
-      limits,
-      tokenRatePerSecond: null,
-    });
+    // counted with the account's other requests (a webhook URL has no token of its own),
+    // before its body is read
+    const caller = { accountId: account, tokenId: `webhook-${webhook.id}`, proof: 'account' };
+    await store.accounts.authorize({ ...caller, count: true }, null);
     const body = await readExactBody(req, limits.max_webhook_bytes);
     const headers = allHeaders(req);
     let verified: boolean | null = null;
@@ -86,7 +83,7 @@ export function webhookReceiver(deps: HttpDeps): Router {
       verified,
       dedupId: dedupIdOf(webhook, headers, body),
     });
-    const [id] = await store.queue.send(account, webhook.channel, limits, [message]);
+    const [id] = await store.queue.send({ ...caller, count: false }, webhook.channel, [message]);
     try {
       await store.webhooks.recordReceived(account, webhook.id);
     } catch (err) {

@@ -4,7 +4,8 @@
  * as for the channel's other management endpoints.
  */
 import { Router, type Request } from 'express';
-import { authenticate, checkChannelScope } from '../auth/authenticate';
+import { checkChannelScope } from '../auth/authenticate';
+import { requestAuth } from '../http/caller';
 import { hashSecret } from '../auth/tokens';
 import { badRequest } from '../errors';
 import { objectBody } from '../http/body';
@@ -38,11 +39,10 @@ function listEntry(entry: WebhookEntry) {
 
 export function webhooksRouter(deps: HttpDeps): Router {
   const router = Router();
-  const { store, plans } = deps;
+  const { store } = deps;
 
   async function channelCaller(req: Request) {
-    const caller = await authenticate(req.headers.authorization, store.accounts, plans);
-    await deps.limits.enforce(caller);
+    const caller = await requestAuth(req, deps);
     const channel = channelParam(req);
     checkChannelScope(caller, channel);
     return { caller, channel };

@@ -2,7 +2,9 @@
  * WebSocket subscriptions on the API's own HTTP server. Each connection is
  * told `subscribed`, then `new_message` whenever messages become available on
  * one of its channels, on this pod or any other (Redis sharded pub/sub via the
- * EventHub: one Redis subscription per account, not per socket). Liveness by
+ * EventHub: one Redis subscription per account, not per socket). An event is
+ * looked up once in the account's channel index and framed once: every
+ * subscriber of the channel is sent the same Buffer. Liveness by
  * ping/pong; revoked or expired tokens closed with 1008 (pushed: the revocation
  * event, a timer at the expiry; a slow safety check per token, and one for an
  * account's tokens after its event subscription was lost and made again); a
@@ -14,7 +16,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import type { RelayApp } from '../app';
 import { AppError } from '../errors';
 import { schemeOf, type TrustProxy } from '../http/proxy';
-import type { AccountEvent } from '../store/events';
+import { RESUBSCRIBE_SPREAD_MS, type AccountEvent } from '../store/events';
 import {
   parseSubscription,
   refuseUpgrade,
@@ -40,6 +42,21 @@ interface Client {
   expiryTimer: NodeJS.Timeout | null;
 }
 
+/** This pod's subscribers of one account, indexed by channel; one event listener for all. */
+interface AccountClients {
+  ready: Promise<() => void>;
+  /** clients registered or registering; the listener goes when the last one leaves */
+  members: number;
+  clients: Set<Client>;
+  byChannel: Map<string, Set<Client>>;
+}
+
+/** The same options object for every event frame: text, though sent as a Buffer. */
+const TEXT_FRAME = { binary: false } as const;
+
+const newMessageFrame = (channel: string): Buffer =>
+  Buffer.from(JSON.stringify({ type: 'new_message', channelId: channel }));
+
 export interface WebSocketHub {
   /** Closes every connection with the given code (1001 on shutdown). */
   closeAll(code: number, reason: string): void;
@@ -53,6 +70,7 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4096, perMessageDeflate: false });
   const clients = new Set<Client>();
   const perToken = new Map<string, number>();
+  const accounts = new Map<string, AccountClients>();
 
   const close = (client: Client, code: number, reason: string) => {
     if (client.ws.readyState === WebSocket.OPEN || client.ws.readyState === WebSocket.CONNECTING) {
@@ -61,7 +79,7 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
     }
   };
 
-  const send = (client: Client, text: string) => {
+  const send = (client: Client, text: string | Buffer) => {
     if (client.ws.readyState !== WebSocket.OPEN) return;
     if (client.ws.bufferedAmount > MAX_BUFFERED_BYTES) {
       logger.warn(
@@ -71,25 +89,66 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
       close(client, 1013, 'client is not reading; try again later');
       return;
     }
-    client.ws.send(text);
+    client.ws.send(text, TEXT_FRAME);
   };
 
-  const onEvent = (client: Client) => (event: AccountEvent) => {
+  const onEvent = (accountId: string, group: AccountClients) => (event: AccountEvent) => {
     if (event.kind === 'new_message') {
-      if (client.channels.has(event.channel)) {
-        send(client, JSON.stringify({ type: 'new_message', channelId: event.channel }));
-      }
+      const subscribers = group.byChannel.get(event.channel);
+      if (!subscribers) return;
+      const frame = newMessageFrame(event.channel);
+      for (const client of subscribers) send(client, frame);
     } else if (event.kind === 'resubscribed') {
       // Events may have been missed while this pod's subscription was down,
-      // a revocation among them.
-      for (const channel of client.channels) {
-        send(client, JSON.stringify({ type: 'new_message', channelId: channel }));
+      // a revocation among them. Each client hears of it at its own moment (as
+      // the hub does for accounts), so that they do not all pull at once.
+      for (const client of group.clients) {
+        const timer = setTimeout(() => {
+          for (const channel of client.channels) send(client, newMessageFrame(channel));
+        }, Math.random() * RESUBSCRIBE_SPREAD_MS);
+        timer.unref();
       }
-      recheckSoon(client.accountId);
+      recheckSoon(accountId);
     } else if (event.kind === 'token_revoked') {
-      if (event.tokenId === client.tokenId) close(client, 1008, 'token revoked');
+      for (const client of group.clients) {
+        if (event.tokenId === client.tokenId) close(client, 1008, 'token revoked');
+      }
     } else if (event.kind === 'account_deleted') {
-      close(client, 1008, 'account deleted');
+      for (const client of group.clients) close(client, 1008, 'account deleted');
+    }
+  };
+
+  /** The account's group, made (with its event subscription) for its first member. */
+  const joinAccount = (accountId: string): AccountClients => {
+    let group = accounts.get(accountId);
+    if (!group) {
+      const created: AccountClients = {
+        ready: Promise.resolve(() => undefined),
+        members: 0,
+        clients: new Set(),
+        byChannel: new Map(),
+      };
+      created.ready = relay.events.subscribe(accountId, onEvent(accountId, created));
+      created.ready.catch(() => {
+        if (accounts.get(accountId) === created) accounts.delete(accountId);
+      });
+      accounts.set(accountId, (group = created));
+    }
+    group.members++;
+    return group;
+  };
+
+  const leaveAccount = (accountId: string, group: AccountClients, client: Client | null) => {
+    if (client && group.clients.delete(client)) {
+      for (const channel of client.channels) {
+        const subscribers = group.byChannel.get(channel);
+        subscribers?.delete(client);
+        if (subscribers?.size === 0) group.byChannel.delete(channel);
+      }
+    }
+    if (--group.members === 0 && accounts.get(accountId) === group) {
+      accounts.delete(accountId);
+      group.ready.then((unsubscribe) => unsubscribe()).catch(() => undefined);
     }
   };
 
@@ -142,12 +201,24 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
         Math.min(ms, 2 ** 31 - 1),
       );
     }
-    const unsubscribe = await relay.events.subscribe(client.accountId, onEvent(client));
+    const group = joinAccount(client.accountId);
+    try {
+      await group.ready;
+    } catch (err) {
+      leaveAccount(client.accountId, group, null);
+      throw err;
+    }
     if (!clients.has(client)) {
-      unsubscribe();
+      leaveAccount(client.accountId, group, null);
       return;
     }
-    client.unsubscribe = unsubscribe;
+    group.clients.add(client);
+    for (const channel of client.channels) {
+      let subscribers = group.byChannel.get(channel);
+      if (!subscribers) group.byChannel.set(channel, (subscribers = new Set()));
+      subscribers.add(client);
+    }
+    client.unsubscribe = () => leaveAccount(client.accountId, group, client);
     const hello = sub.multi
       ? { type: 'subscribed', channels: sub.channels }
       : { type: 'subscribed', channelId: sub.channels[0] };
@@ -163,7 +234,6 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
     const scheme = schemeOf(req, relay.app.get('trust proxy fn') as TrustProxy);
     parseSubscription(req, relay.store.accounts, relay.plans, scheme)
       .then(async (sub) => {
-        await relay.deps.limits.enforce(sub.auth);
         if ((perToken.get(sub.auth.tokenId) ?? 0) >= config.maxWsConnectionsPerToken) {
           throw new AppError(
             'RATE_LIMITED',

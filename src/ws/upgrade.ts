@@ -5,11 +5,18 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { authenticate, checkChannelScope, type AuthContext } from '../auth/authenticate';
-import { sessionAuthorization } from '../auth/sessions';
+import {
+  authenticate,
+  checkChannelScope,
+  headerCaller,
+  tokenCaller,
+  type AuthContext,
+} from '../auth/authenticate';
+import { sessionToken } from '../auth/sessions';
 import { AppError, badRequest, notFound, toEnvelope } from '../errors';
 import type { PlanResolver } from '../plans';
 import { describeIdRule, isValidId } from '../schemas/ids';
+import type { Caller } from '../store/scripts/define';
 import type { AccountStore } from '../store/types';
 
 export const MAX_CHANNELS_PER_SUBSCRIPTION = 100;
@@ -42,14 +49,15 @@ export const BEARER_PROTOCOL_PREFIX = 'relayq.bearer.';
  * dashboard's session cookie, whose Origin must match the client's scheme
  * and host (the scheme trusted per http/proxy.ts).
  */
-function upgradeAuthorization(req: IncomingMessage, scheme: string): string | undefined {
-  if (req.headers.authorization !== undefined) return req.headers.authorization;
+function upgradeCaller(req: IncomingMessage, scheme: string): Caller {
+  if (req.headers.authorization !== undefined) return headerCaller(req.headers.authorization);
   const offered = String(req.headers['sec-websocket-protocol'] ?? '')
     .split(',')
     .map((p) => p.trim())
     .find((p) => p.startsWith(BEARER_PROTOCOL_PREFIX));
-  if (offered) return `Bearer ${offered.slice(BEARER_PROTOCOL_PREFIX.length)}`;
-  return sessionAuthorization(req, scheme, true);
+  if (offered) return headerCaller(`Bearer ${offered.slice(BEARER_PROTOCOL_PREFIX.length)}`);
+  const session = sessionToken(req, scheme, true);
+  return session === null ? headerCaller(undefined) : tokenCaller(session);
 }
 
 export async function parseSubscription(
@@ -68,7 +76,8 @@ export async function parseSubscription(
       Allow: 'GET',
     });
   }
-  const auth = await authenticate(upgradeAuthorization(req, scheme), accounts, plans);
+  // one authorize call: the token checked and the upgrade counted against the rate limits
+  const auth = await authenticate(upgradeCaller(req, scheme), accounts, plans);
   let channels: string[];
   if (single) {
     const channel = decode(single[1]);

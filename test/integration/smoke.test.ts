@@ -1,34 +1,24 @@
 import { buildOpenApi } from '../../src/openapi/document';
 import { OPERATIONS } from '../../src/openapi/operations';
-import { accountWithToken, startApp, type TestApp } from '../helpers/app';
-import { startRedis, type TestRedis } from '../helpers/redis';
+import { accountWithToken } from '../helpers/app';
+import { useRelay } from '../helpers/useRelay';
 
-let redis: TestRedis;
-let app: TestApp;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startApp(redis);
-});
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-});
+const rq = useRelay({ flush: false });
 
 test('send, pull and ack one message', async () => {
-  const { auth } = await accountWithToken(app, 'acme');
-  const sent = await app.http
+  const { auth } = await accountWithToken(rq.app, 'acme');
+  const sent = await rq.app.http
     .post('/v1/relay/channels/orders/messages')
     .set('Authorization', auth)
     .send({ body: { n: 1 } });
   expect(sent.status).toBe(200);
-  const pulled = await app.http
+  const pulled = await rq.app.http
     .post('/v1/relay/channels/orders/messages/pull')
     .set('Authorization', auth)
     .send({});
   expect(pulled.body.result.messages).toHaveLength(1);
   expect(pulled.body.result.messages[0].id).toBe(sent.body.result.id);
-  const acked = await app.http
+  const acked = await rq.app.http
     .post('/v1/relay/channels/orders/messages/ack')
     .set('Authorization', auth)
     .send({ lease_ids: [pulled.body.result.messages[0].lease_id] });
@@ -41,7 +31,7 @@ test('send, pull and ack one message', async () => {
 });
 
 test('GET /v1/openapi.json serves the OpenAPI document without auth, as JSON', async () => {
-  const res = await app.http.get('/v1/openapi.json');
+  const res = await rq.app.http.get('/v1/openapi.json');
   expect(res.status).toBe(200);
   expect(res.headers['content-type']).toMatch(/^application\/json/);
   expect(res.body).toEqual(buildOpenApi());
@@ -52,7 +42,7 @@ test('no documented endpoint is missing from the app (none answers "no such endp
   for (const op of OPERATIONS) {
     if (op.path === '/v1/relay/subscribe') continue; // WebSocket only: no HTTP route at all
     const path = op.path.replace(/\{\w+\}/g, (p) => (p === '{tokenId}' ? '0123456789abcdef' : 'x'));
-    const res = await app.http[op.method](path).send(op.request ? {} : undefined);
+    const res = await rq.app.http[op.method](path).send(op.request ? {} : undefined);
     if (res.status === 404 && /^no such endpoint/.test(res.body.errors?.[0]?.message ?? '')) {
       missing.push(`${op.method.toUpperCase()} ${op.path}`);
     }

@@ -1,7 +1,8 @@
 /** The account limiter's pure parts: rate windows, the operator API's bucket, refusals naming the limit. */
 import pino from 'pino';
 import { AppError } from '../../src/errors';
-import { AccountLimits, rateWindow } from '../../src/limits/accountLimits';
+import { AccountLimits } from '../../src/limits/accountLimits';
+import { rateWindow } from '../../src/store/scripts/plans';
 import type { LimitStore } from '../../src/store/limits';
 
 test('rate and burst become a window of burst/rate seconds holding burst requests; 0 is unlimited', () => {
@@ -12,18 +13,6 @@ test('rate and burst become a window of burst/rate seconds holding burst request
 });
 
 const noStore = {} as LimitStore; // the operator limit and unlimited plans never reach the store
-
-test('an account on a plan without a rate and a token without its own never touch the store', async () => {
-  const limits = new AccountLimits(noStore, pino({ level: 'silent' }), 0);
-  const plan = { rate_limit_per_second: 0, rate_limit_burst: 0 };
-  await limits.enforce({
-    accountId: 'a',
-    tokenId: 't',
-    tokenRatePerSecond: null,
-    limits: plan as never,
-  });
-  limits.stop();
-});
 
 test('the operator API: RELAY_ADMIN_RATE_LIMIT_PER_SECOND requests, then a 429 naming it', () => {
   const limits = new AccountLimits(noStore, pino({ level: 'silent' }), 2);

@@ -34,17 +34,19 @@ test('percentiles and medians', () => {
 });
 
 test('a ratio is taken within each run, then its median across runs', () => {
-  // run-by-run ratios 0.4, 0.6, 0.9: median 0.6 (the ratio of the medians would be 0.5)
-  const verdicts = targets([run(400, 1000), run(600, 1000), run(900, 1000)]);
-  const produce = verdicts.find(
-    (t) => t.workload === 'W1 produce' && t.target === 'relayq ≥ 50% of the raw Lua ceiling',
-  );
-  expect(produce).toEqual({
-    workload: 'W1 produce',
-    target: 'relayq ≥ 50% of the raw Lua ceiling',
-    measured: 'relayq / raw Lua ceiling = 0.6',
+  // run-by-run ratios 0.4, 0.75, 0.9: median 0.75 (the ratio of the medians would be 0.68)
+  const verdicts = targets([run(400, 1000), run(750, 1000), run(900, 1000)]);
+  const produce = verdicts.find((t) => t.workload === 'W1 produce');
+  expect(produce).toMatchObject({
+    target: 'relayq (default configuration) ≥ 70% of the raw Lua ceiling',
+    measured: 'relayq / ceiling = 0.75',
     met: true,
   });
+  // one run below the target does not decide; two do
+  const missed = targets([run(400, 1000), run(650, 1000), run(900, 1000)]).find(
+    (t) => t.workload === 'W1 produce',
+  );
+  expect(missed).toMatchObject({ measured: 'relayq / ceiling = 0.65', met: false });
   const nats = verdicts.find((t) => t.target === 'relayq ahead of NATS JetStream');
   expect(nats?.met).toBeNull();
 });

@@ -12,7 +12,7 @@ function error(env: Record<string, string>): string {
   throw new Error('expected a ConfigError');
 }
 
-test('defaults: port 8080 on 0.0.0.0, metrics 9464, embedded Redis in ./data, the spec plans', () => {
+test('defaults: port 8080 on 0.0.0.0, metrics 9464, embedded Redis in ./data, the default plans', () => {
   const c = loadConfig({});
   expect(c.port).toBe(8080);
   expect(c.host).toBe('0.0.0.0');

@@ -2,43 +2,48 @@
 import { parseRecord, pulledMessageJson } from '../../src/store/records';
 
 const UUID = '0b7e3c1a-4f2d-4a7b-9c1e-2d3f4a5b6c7d';
+const COMPACT = Buffer.from(UUID.replace(/-/g, ''), 'hex').toString('base64url');
+const SENT = 1700000000123;
 
 function record(fields: {
   attempts?: number;
+  nonce?: string;
   metadata?: string;
   body?: string;
   src?: string;
   srcAttempts?: string;
-  contentType?: string;
+  size?: string;
+  contentCode?: string;
 }): string {
   const metadata = fields.metadata ?? '{}';
   const body = fields.body ?? '{"a":1}';
+  const extras =
+    fields.src !== undefined || fields.size !== undefined
+      ? `:${fields.src ?? ''}|${fields.srcAttempts ?? ''}|${fields.size ?? ''}|`
+      : '|';
   return (
-    [
-      fields.attempts ?? 1,
-      'NONCE',
-      UUID,
-      1700000000123,
-      1700086400123,
-      body.length + metadata.length,
-      fields.contentType ?? 'json',
-      metadata.length,
-      fields.src ?? '',
-      fields.srcAttempts ?? '',
-    ].join('|') +
-    '|' +
+    `${fields.attempts ?? 1}|${fields.nonce ?? 'n'.repeat(22)}|${COMPACT}` +
+    SENT.toString(36).padStart(9, '0') +
+    (SENT + 86_400_000).toString(36).padStart(9, '0') +
+    (fields.contentCode ?? 'j') +
+    metadata.length.toString(36) +
+    extras +
     metadata +
     body
   );
 }
+
+test('the uuid takes 22 characters and the times 9 base-36 digits each', () => {
+  expect(COMPACT).toHaveLength(22);
+  expect(record({}).indexOf('|', 25) - 25).toBe(22 + 9 + 9 + 1 + 1);
+});
 
 test('parseRecord splits the header and the payload', () => {
   const r = parseRecord(record({ attempts: 2, metadata: '{"k":"a|b"}', body: '"x|y"' }));
   expect(r).toEqual({
     attempts: 2,
     uuid: UUID,
-    timestampMs: 1700000000123,
-    size: 16,
+    timestampMs: SENT,
     contentType: 'json',
     sourceChannel: '',
     sourceAttempts: 0,
@@ -47,22 +52,36 @@ test('parseRecord splits the header and the payload', () => {
   });
 });
 
-test('metadata length is in UTF-16 units, so non-ASCII metadata splits right', () => {
-  const metadata = '{"ü":"✓😀"}';
+test('a record without a lease (empty nonce) parses', () => {
+  const r = parseRecord(record({ attempts: 0, nonce: '' }));
+  expect([r.attempts, r.uuid, r.bodyJson]).toEqual([0, UUID, '{"a":1}']);
+});
+
+test('metadata length is in UTF-16 units (base 36), so non-ASCII metadata splits right', () => {
+  const metadata = `{"ü":"✓😀","k":"${'x'.repeat(40)}"}`;
   const r = parseRecord(record({ metadata, body: '["é"]' }));
   expect(r.metadataJson).toBe(metadata);
   expect(r.bodyJson).toBe('["é"]');
 });
 
-test('pulledMessageJson: spec 2.3 fields plus content_type, body and metadata spliced as stored', () => {
+test.each([
+  ['j', 'json'],
+  ['t', 'text'],
+  ['b', 'bytes'],
+  ['v', 'v8'],
+])('content type letter %s reads as %s', (code, name) => {
+  expect(parseRecord(record({ contentCode: code })).contentType).toBe(name);
+});
+
+test('pulledMessageJson: the documented pull fields, body and metadata spliced as stored', () => {
   const json = pulledMessageJson(
     'LEASE',
-    record({ attempts: 3, metadata: '{"m":[1]}', body: 'null', contentType: 'text' }),
+    record({ attempts: 3, metadata: '{"m":[1]}', body: 'null', contentCode: 't' }),
   );
   expect(JSON.parse(json)).toEqual({
     body: null,
     id: UUID,
-    timestamp_ms: 1700000000123,
+    timestamp_ms: SENT,
     attempts: 3,
     metadata: { m: [1] },
     lease_id: 'LEASE',
@@ -75,6 +94,14 @@ test('a dead-lettered record carries dead_letter', () => {
   expect(JSON.parse(json).dead_letter).toEqual({ source_channel: 'orders', attempts: 3 });
 });
 
-test('a malformed record throws', () => {
-  expect(() => parseRecord('1|2|3')).toThrow('malformed message record');
+test('a record with an explicit size (and no source) has no dead_letter', () => {
+  const r = parseRecord(record({ size: '120', metadata: '{"w":1}', body: '"YWJj"' }));
+  expect([r.sourceChannel, r.metadataJson, r.bodyJson]).toEqual(['', '{"w":1}', '"YWJj"']);
 });
+
+test.each([['1|2|3'], [`0||${COMPACT}`], [record({ contentCode: 'z' })]])(
+  'a malformed record throws: %s',
+  (text) => {
+    expect(() => parseRecord(text)).toThrow('malformed message record');
+  },
+);

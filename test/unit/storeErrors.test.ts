@@ -1,7 +1,12 @@
 /** Script error replies to stable codes, as Redis 7 delivers them. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { isUnavailable, SCRIPT_ERROR_CODES, scriptFailure } from '../../src/store/storeErrors';
+import {
+  isUnavailable,
+  SCRIPT_ERROR_CODES,
+  SCRIPT_ERRORS,
+  scriptFailure,
+} from '../../src/store/storeErrors';
 
 function reply(message: string): Error {
   const e = new Error(message);
@@ -49,17 +54,40 @@ test('script failures are only our codes: Redis busy/loading replies are not', (
 
 test('every error code a Lua script can answer with is in SCRIPT_ERROR_CODES', () => {
   const dir = path.resolve(__dirname, '../../lua');
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.lua'));
+  const files = [
+    ...fs.readdirSync(dir).filter((f) => f.endsWith('.lua')),
+    ...fs.readdirSync(path.join(dir, 'lib')).map((f) => path.join('lib', f)),
+  ];
   const codes = new Set<string>();
   for (const f of files) {
     for (const m of fs
       .readFileSync(path.join(dir, f), 'utf8')
-      .matchAll(/error_reply\('([A-Z_]+)/g)) {
+      .matchAll(/(?:error_reply|refuse)\('([A-Z_]+)/g)) {
       codes.add(m[1]);
     }
   }
   expect(codes.size).toBeGreaterThan(0);
   expect([...codes].filter((c) => !(SCRIPT_ERROR_CODES as readonly string[]).includes(c))).toEqual(
     [],
+  );
+});
+
+test('every script error code but STALE_CONFIG has one entry in SCRIPT_ERRORS', () => {
+  expect(Object.keys(SCRIPT_ERRORS).sort()).toEqual(
+    SCRIPT_ERROR_CODES.filter((c) => c !== 'STALE_CONFIG').sort(),
+  );
+});
+
+test('a rate refusal names the limit that refused it and says when to retry', () => {
+  const account = SCRIPT_ERRORS.RATE_LIMITED(['account', '1500', '10', '20'], {});
+  expect(account.status).toBe(429);
+  expect(account.headers['Retry-After']).toBe('2');
+  expect(account.message).toBe(
+    'rate limit exceeded: this account may make 10 requests per second in bursts of 20 (rate_limit_per_second 10, rate_limit_burst 20); retry after 2 s',
+  );
+  const token = SCRIPT_ERRORS.RATE_LIMITED(['token', '1', '1'], {});
+  expect(token.headers['Retry-After']).toBe('1');
+  expect(token.message).toBe(
+    'rate limit exceeded: this token may make 1 request per second (its rate_limit_per_second); retry after 1 s',
   );
 });

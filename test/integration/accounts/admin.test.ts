@@ -10,25 +10,16 @@ import {
   startApp,
   type TestApp,
 } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import type { TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 import { duePartitionKeys } from '../../../src/store/keys';
 
+const rq = useRelay({ pods: 2 });
 let redis: TestRedis;
 let a: TestApp;
 let b: TestApp;
+beforeAll(() => ({ redis, a, b } = rq));
 const ADMIN = `Bearer ${ADMIN_TOKEN}`;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  a = await startApp(redis);
-  b = await startApp(redis);
-});
-afterAll(async () => {
-  await a.close();
-  await b.close();
-  await redis.stop();
-});
-beforeEach(() => redis.flush());
 
 const failure = (code: number, message: string) => ({
   success: false,

@@ -1,25 +1,17 @@
-/** Channel list, get, configure, purge and delete: the extensions of the spec. */
+/** Channel list, get, configure, purge and delete (docs/api/channels.md). */
 import {
   DEFAULT_CHANNEL_CONFIG,
   accountWithToken,
   eventually,
-  startApp,
   type TestApp,
 } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import type { TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 
+const rq = useRelay();
 let redis: TestRedis;
 let app: TestApp;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startApp(redis);
-});
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-});
-beforeEach(() => redis.flush());
+beforeAll(() => ({ redis, app } = rq));
 
 const send = (auth: string, ch: string, body: object) =>
   app.http.post(`/v1/relay/channels/${ch}/messages`).set('Authorization', auth).send(body);

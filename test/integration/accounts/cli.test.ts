@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import { ADMIN_TOKEN, startListeningApp, type ListeningApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import type { TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 /** The CLI, transpiled from src/ as `npm run build` would (type checks are `npm run typecheck`'s job). */
@@ -17,8 +18,10 @@ const BUILD = fs.mkdtempSync(path.join(os.tmpdir(), 'relayq-cli-'));
 const NODE_PATH = path.join(ROOT, 'node_modules');
 const MAIN = path.join(BUILD, 'src', 'cli', 'main.js');
 
+const rq = useRelay({ listen: true, flush: false });
 let redis: TestRedis;
 let app: ListeningApp;
+beforeAll(() => ({ redis, app } = rq));
 
 function transpileTree(dir: string, options: ts.CompilerOptions): void {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -49,14 +52,8 @@ beforeAll(async () => {
     sourceMap: false,
     declaration: false,
   });
-  redis = await startRedis();
-  app = await startListeningApp(redis);
 }, 30_000);
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-  fs.rmSync(BUILD, { recursive: true, force: true });
-});
+afterAll(() => fs.rmSync(BUILD, { recursive: true, force: true }));
 
 interface Run {
   code: number;

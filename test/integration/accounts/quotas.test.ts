@@ -1,10 +1,10 @@
 /**
- * Plan limits (spec 8, decisions "Channels and plans"): storage and channel
+ * Plan limits (docs/operator.md, "Plans" and "Quotas"): storage and channel
  * count, checked inside the send script, exact at the edge and under
  * concurrent senders on two pods over one Redis.
  */
-import { accountWithToken, ADMIN_TOKEN, startApp, type TestApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { accountWithToken, ADMIN_TOKEN, type TestApp } from '../../helpers/app';
+import { useRelay } from '../../helpers/useRelay';
 
 const PLANS = JSON.stringify({
   tiny: { max_storage_bytes: 1000, max_channels: 3, retention_seconds: 3600 },
@@ -35,21 +35,10 @@ const CHANNEL_403 = (max: number) => ({
   result: null,
 });
 
-let redis: TestRedis;
+const rq = useRelay({ pods: 2, env });
 let a: TestApp;
 let b: TestApp;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  a = await startApp(redis, env);
-  b = await startApp(redis, env);
-});
-afterAll(async () => {
-  await a.close();
-  await b.close();
-  await redis.stop();
-});
-beforeEach(() => redis.flush());
+beforeAll(() => ({ a, b } = rq));
 
 async function usage(account = 'acme') {
   const res = await a.http

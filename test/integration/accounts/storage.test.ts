@@ -3,15 +3,9 @@
  * (ack, purge, channel delete, retention expiry, discard), dead-lettered
  * messages still count, and retention works on channels nobody touches.
  */
-import {
-  accountWithToken,
-  ADMIN_TOKEN,
-  eventually,
-  sleep,
-  startApp,
-  type TestApp,
-} from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { accountWithToken, ADMIN_TOKEN, eventually, sleep, type TestApp } from '../../helpers/app';
+import type { TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 
 const PLANS = JSON.stringify({
   short: { max_storage_bytes: 100000, max_channels: 10, retention_seconds: 2 },
@@ -19,21 +13,11 @@ const PLANS = JSON.stringify({
   long: { max_storage_bytes: 100000, max_channels: 10, retention_seconds: 3600 },
 });
 
+const rq = useRelay({ pods: 2, env: { RELAY_PLANS: PLANS } });
 let redis: TestRedis;
 let a: TestApp;
 let b: TestApp;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  a = await startApp(redis, { RELAY_PLANS: PLANS });
-  b = await startApp(redis, { RELAY_PLANS: PLANS });
-});
-afterAll(async () => {
-  await a.close();
-  await b.close();
-  await redis.stop();
-});
-beforeEach(() => redis.flush());
+beforeAll(() => ({ redis, a, b } = rq));
 
 async function usage(account = 'acme') {
   const res = await a.http

@@ -1,22 +1,13 @@
-/** Authentication (spec 5, decisions.md), account isolation, the operator API and channel ids. */
+/** Authentication (docs/api/auth.md), account isolation, the operator API and channel ids. */
 import { ADMIN_TOKEN, accountWithToken, startApp, type TestApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
-import { expectError, path, relay } from './relay';
+import type { TestRedis } from '../../helpers/redis';
+import { expectError, path, relay } from '../../helpers/relayClient';
+import { useRelay } from '../../helpers/useRelay';
 
+const rq = useRelay();
 let redis: TestRedis;
 let app: TestApp;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startApp(redis);
-});
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-});
-beforeEach(async () => {
-  await redis.flush();
-});
+beforeAll(() => ({ redis, app } = rq));
 
 const admin = `Bearer ${ADMIN_TOKEN}`;
 const MISSING = 'missing Authorization header; send Authorization: Bearer <token>';

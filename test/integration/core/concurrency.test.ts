@@ -1,29 +1,13 @@
 /** Concurrent consumers and two app instances over one Redis. */
-import { accountWithToken, ADMIN_TOKEN, startApp, type TestApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
-import { expectError, relay } from './relay';
+import { accountWithToken, ADMIN_TOKEN } from '../../helpers/app';
+import { expectError, relay } from '../../helpers/relayClient';
+import { useRelay } from '../../helpers/useRelay';
 
-let redis: TestRedis;
-let app: TestApp;
-let second: TestApp;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startApp(redis);
-  second = await startApp(redis);
-});
-afterAll(async () => {
-  await second.close();
-  await app.close();
-  await redis.stop();
-});
-beforeEach(async () => {
-  await redis.flush();
-});
+const rq = useRelay({ pods: 2 });
 
 test('20 concurrent pullers over 1,000 messages receive each exactly once while leases are valid', async () => {
-  const { auth } = await accountWithToken(app, 'acme');
-  const client = relay(app, auth);
+  const { auth } = await accountWithToken(rq.a, 'acme');
+  const client = relay(rq.a, auth);
   const sent: string[] = [];
   for (let b = 0; b < 10; b++) {
     const res = await client.batch('orders', {
@@ -35,7 +19,7 @@ test('20 concurrent pullers over 1,000 messages receive each exactly once while 
   const received: string[] = [];
   const bodies: number[] = [];
   const leases: string[] = [];
-  const pullers = [client, relay(second, auth)];
+  const pullers = [client, relay(rq.b, auth)];
   const puller = async (_: unknown, n: number) => {
     // the pullers are spread over the two instances
     for (;;) {
@@ -66,9 +50,9 @@ test('20 concurrent pullers over 1,000 messages receive each exactly once while 
 });
 
 test('two app instances over one Redis behave as one service', async () => {
-  const { auth, tokenId } = await accountWithToken(app, 'acme');
-  const one = relay(app, auth);
-  const two = relay(second, auth);
+  const { auth, tokenId } = await accountWithToken(rq.a, 'acme');
+  const one = relay(rq.a, auth);
+  const two = relay(rq.b, auth);
   const id = await one.sendOk('orders', { body: 'via one', metadata: { k: 1 } });
   const pulled = await two.pullOk('orders', { visibility_timeout_ms: 60_000 });
   expect(pulled.messages.map((m) => [m.id, m.body, m.metadata])).toEqual([
@@ -79,7 +63,7 @@ test('two app instances over one Redis behave as one service', async () => {
   expect(await one.ackOk('orders', [pulled.messages[0].lease_id])).toBe(1);
   expect(await two.pullOk('orders')).toEqual({ message_backlog_count: 0, messages: [] });
   // a token revoked through one instance is refused by the other at once
-  const revoked = await second.http
+  const revoked = await rq.b.http
     .delete(`/v1/admin/accounts/acme/tokens/${tokenId}`)
     .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
   expect(revoked.status).toBe(200);
@@ -87,8 +71,8 @@ test('two app instances over one Redis behave as one service', async () => {
 });
 
 test('concurrent sends on two instances keep every message', async () => {
-  const { auth } = await accountWithToken(app, 'acme');
-  const clients = [relay(app, auth), relay(second, auth)];
+  const { auth } = await accountWithToken(rq.a, 'acme');
+  const clients = [relay(rq.a, auth), relay(rq.b, auth)];
   const ids = await Promise.all(
     Array.from({ length: 100 }, (_, i) => clients[i % 2].sendOk('orders', { body: i })),
   );

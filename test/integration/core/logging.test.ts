@@ -7,7 +7,7 @@ import { createLogger } from '../../../src/logger';
 import { createRedis, type RedisClient } from '../../../src/store/redis';
 import { ADMIN_TOKEN } from '../../helpers/app';
 import { startRedis, type TestRedis } from '../../helpers/redis';
-import { path } from './relay';
+import { path } from '../../helpers/relayClient';
 
 let redis: TestRedis;
 let client: RedisClient;

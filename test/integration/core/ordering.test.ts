@@ -1,32 +1,17 @@
 /** Pull order (oldest-available first, then send order) and the shape of a pulled message. */
-import { accountWithToken, eventually, sleep, startApp, type TestApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
-import { relay, UUID } from './relay';
+import { eventually, sleep } from '../../helpers/app';
+import { UUID } from '../../helpers/relayClient';
+import { useRelay } from '../../helpers/useRelay';
 
-let redis: TestRedis;
-let app: TestApp;
-let client: ReturnType<typeof relay>;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startApp(redis);
-});
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-});
-beforeEach(async () => {
-  await redis.flush();
-  client = relay(app, (await accountWithToken(app, 'acme')).auth);
-});
+const rq = useRelay({ account: 'acme' });
 
 test('send order, batch order preserved, across sends and batches', async () => {
-  await client.sendOk('orders', { body: 'a' });
-  await client.batch('orders', { messages: [{ body: 'b' }, { body: 'c' }, { body: 'd' }] });
-  await client.sendOk('orders', { body: 'e' });
-  await client.batch('orders', { messages: [{ body: 'f' }, { body: 'g' }] });
-  const first = await client.pullOk('orders', { batch_size: 4 });
-  const rest = await client.pullOk('orders', { batch_size: 10 });
+  await rq.client.sendOk('orders', { body: 'a' });
+  await rq.client.batch('orders', { messages: [{ body: 'b' }, { body: 'c' }, { body: 'd' }] });
+  await rq.client.sendOk('orders', { body: 'e' });
+  await rq.client.batch('orders', { messages: [{ body: 'f' }, { body: 'g' }] });
+  const first = await rq.client.pullOk('orders', { batch_size: 4 });
+  const rest = await rq.client.pullOk('orders', { batch_size: 10 });
   expect([...first.messages, ...rest.messages].map((m) => m.body)).toEqual([
     'a',
     'b',
@@ -39,24 +24,24 @@ test('send order, batch order preserved, across sends and batches', async () => 
 });
 
 test('oldest-available first: a delayed message comes after those available before it', async () => {
-  await client.sendOk('orders', { body: 'delayed', delay_seconds: 1 });
-  await client.sendOk('orders', { body: 'now' });
+  await rq.client.sendOk('orders', { body: 'delayed', delay_seconds: 1 });
+  await rq.client.sendOk('orders', { body: 'now' });
   await sleep(1300);
-  await client.sendOk('orders', { body: 'last' });
-  const pulled = await client.pullOk('orders');
+  await rq.client.sendOk('orders', { body: 'last' });
+  const pulled = await rq.client.pullOk('orders');
   expect(pulled.messages.map((m) => m.body)).toEqual(['now', 'delayed', 'last']);
 });
 
 test('a re-queued message is ordered by the time its lease ended', async () => {
-  await client.sendOk('orders', { body: 'm1' });
-  await client.sendOk('orders', { body: 'm2' });
-  const leased = await client.pullOk('orders', { batch_size: 1, visibility_timeout_ms: 1000 });
+  await rq.client.sendOk('orders', { body: 'm1' });
+  await rq.client.sendOk('orders', { body: 'm2' });
+  const leased = await rq.client.pullOk('orders', { batch_size: 1, visibility_timeout_ms: 1000 });
   expect(leased.messages.map((m) => m.body)).toEqual(['m1']);
-  await client.sendOk('orders', { body: 'm3' }); // available before m1's lease ends
-  await eventually(async () => (await redis.keys('rq:{acme}:c:orders:f')).length === 0, 4000);
+  await rq.client.sendOk('orders', { body: 'm3' }); // available before m1's lease ends
+  await eventually(async () => (await rq.redis.keys('rq:{acme}:c:orders:f')).length === 0, 4000);
   await sleep(50);
-  await client.sendOk('orders', { body: 'm4' }); // available after m1's lease ended
-  const pulled = await client.pullOk('orders');
+  await rq.client.sendOk('orders', { body: 'm4' }); // available after m1's lease ended
+  const pulled = await rq.client.pullOk('orders');
   expect(pulled.messages.map((m) => [m.body, m.attempts])).toEqual([
     ['m2', 1],
     ['m3', 1],
@@ -67,13 +52,13 @@ test('a re-queued message is ordered by the time its lease ended', async () => {
 
 test('a pulled message: body, UUID id, timestamp_ms, attempts, metadata, lease_id, content_type', async () => {
   const before = Date.now();
-  const id = await client.sendOk('orders', {
+  const id = await rq.client.sendOk('orders', {
     body: { order: 42, items: ['a', 'b'], note: 'ünïcødé ✓' },
     metadata: { source: 'shop', retry: false },
     content_type: 'json',
   });
   const after = Date.now();
-  const pulled = await client.pullOk('orders');
+  const pulled = await rq.client.pullOk('orders');
   expect(pulled.messages).toHaveLength(1);
   const m = pulled.messages[0];
   expect(Object.keys(m).sort()).toEqual(
@@ -91,7 +76,7 @@ test('a pulled message: body, UUID id, timestamp_ms, attempts, metadata, lease_i
 });
 
 test('the success envelope of each endpoint', async () => {
-  const sent = await client.send('orders', { body: 1 });
+  const sent = await rq.client.send('orders', { body: 1 });
   expect(sent.status).toBe(200);
   expect(sent.body).toEqual({
     success: true,
@@ -99,14 +84,14 @@ test('the success envelope of each endpoint', async () => {
     messages: [],
     result: { id: expect.stringMatching(UUID) },
   });
-  const batch = await client.batch('orders', { messages: [{ body: 2 }, { body: 3 }] });
+  const batch = await rq.client.batch('orders', { messages: [{ body: 2 }, { body: 3 }] });
   expect(batch.body).toEqual({
     success: true,
     errors: [],
     messages: [],
     result: { ids: [expect.stringMatching(UUID), expect.stringMatching(UUID)] },
   });
-  const pulled = await client.pull('orders', { batch_size: 1 });
+  const pulled = await rq.client.pull('orders', { batch_size: 1 });
   expect(pulled.body).toEqual({
     success: true,
     errors: [],
@@ -121,7 +106,7 @@ test('the success envelope of each endpoint', async () => {
 test('ids are unique across sends', async () => {
   const ids = new Set<string>();
   for (let i = 0; i < 5; i++) {
-    const res = await client.batch('orders', {
+    const res = await rq.client.batch('orders', {
       messages: Array.from({ length: 20 }, () => ({ body: i })),
     });
     for (const id of res.body.result.ids) ids.add(id);

@@ -1,34 +1,17 @@
 /** Request validation: fields, content types, JSON parsing, batches that are all or nothing. */
-import { accountWithToken, eventually, startApp, type TestApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
-import { expectError, path, relay } from './relay';
+import { eventually } from '../../helpers/app';
+import { expectError, path } from '../../helpers/relayClient';
+import { useRelay } from '../../helpers/useRelay';
 
-let redis: TestRedis;
-let app: TestApp;
-let client: ReturnType<typeof relay>;
-let auth = '';
-
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startApp(redis);
-});
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-});
-beforeEach(async () => {
-  await redis.flush();
-  auth = (await accountWithToken(app, 'acme')).auth;
-  client = relay(app, auth);
-});
+const rq = useRelay({ account: 'acme' });
 
 const backlog = async () =>
-  (await client.pullOk('orders', { batch_size: 1, visibility_timeout_ms: 1000 }))
+  (await rq.client.pullOk('orders', { batch_size: 1, visibility_timeout_ms: 1000 }))
     .message_backlog_count;
 
 /** Posts raw bytes with the given Content-Type (or none). */
 function raw(url: string, data: string | Buffer, contentType?: string) {
-  const req = app.http.post(url).set('Authorization', auth);
+  const req = rq.app.http.post(url).set('Authorization', rq.auth);
   if (contentType) req.set('Content-Type', contentType);
   // superagent would JSON-encode a Buffer sent as application/json: send the bytes as they are
   if (Buffer.isBuffer(data)) req.serialize((bytes: unknown) => bytes as string);
@@ -36,10 +19,10 @@ function raw(url: string, data: string | Buffer, contentType?: string) {
 }
 
 describe('body', () => {
-  test('missing body is the 400 of spec 7', async () => {
-    expectError(await client.send('orders', {}), 400, 'required field body is missing');
+  test('missing body is a 400 (docs/api/errors.md)', async () => {
+    expectError(await rq.client.send('orders', {}), 400, 'required field body is missing');
     expectError(
-      await client.send('orders', { metadata: { a: 1 } }),
+      await rq.client.send('orders', { metadata: { a: 1 } }),
       400,
       'required field body is missing',
     );
@@ -50,8 +33,8 @@ describe('body', () => {
   test.each([null, 0, false, '', [], {}, 'text', [1, { a: null }], { deep: { er: [1.5, -2e10] } }])(
     'body %j is stored and returned as sent',
     async (body) => {
-      await client.sendOk('orders', { body });
-      const pulled = await client.pullOk('orders');
+      await rq.client.sendOk('orders', { body });
+      const pulled = await rq.client.pullOk('orders');
       expect(pulled.messages[0].body).toEqual(body);
       expect(pulled.messages[0].content_type).toBe('json');
     },
@@ -61,45 +44,45 @@ describe('body', () => {
 describe('content_type', () => {
   test('text needs a string body', async () => {
     expectError(
-      await client.send('orders', { body: 5, content_type: 'text' }),
+      await rq.client.send('orders', { body: 5, content_type: 'text' }),
       400,
       'body must be a string when content_type is text',
     );
-    await client.sendOk('orders', { body: 'hello', content_type: 'text' });
-    const m = (await client.pullOk('orders')).messages[0];
+    await rq.client.sendOk('orders', { body: 'hello', content_type: 'text' });
+    const m = (await rq.client.pullOk('orders')).messages[0];
     expect([m.body, m.content_type]).toEqual(['hello', 'text']);
   });
   test.each(['bytes', 'v8'])('%s needs a base64 string body, returned as sent', async (ct) => {
     expectError(
-      await client.send('orders', { body: 'not base64!', content_type: ct }),
+      await rq.client.send('orders', { body: 'not base64!', content_type: ct }),
       400,
       `body must be a base64 string when content_type is ${ct}`,
     );
     expectError(
-      await client.send('orders', { body: { a: 1 }, content_type: ct }),
+      await rq.client.send('orders', { body: { a: 1 }, content_type: ct }),
       400,
       `body must be a base64 string when content_type is ${ct}`,
     );
     expectError(
-      await client.send('orders', { body: 'abc', content_type: ct }),
+      await rq.client.send('orders', { body: 'abc', content_type: ct }),
       400,
       `body must be a base64 string when content_type is ${ct}`,
     );
     const encoded = Buffer.from([0, 1, 2, 250, 255]).toString('base64');
-    await client.sendOk('orders', { body: encoded, content_type: ct });
-    const m = (await client.pullOk('orders')).messages[0];
+    await rq.client.sendOk('orders', { body: encoded, content_type: ct });
+    const m = (await rq.client.pullOk('orders')).messages[0];
     expect([m.body, m.content_type]).toEqual([encoded, ct]);
   });
   test('an unknown content_type is a 400 listing the allowed ones', async () => {
     expectError(
-      await client.send('orders', { body: 1, content_type: 'xml' }),
+      await rq.client.send('orders', { body: 1, content_type: 'xml' }),
       400,
       'content_type must be one of json, text, bytes, v8',
     );
   });
   test('in a batch the error names the index', async () => {
     expectError(
-      await client.batch('orders', {
+      await rq.client.batch('orders', {
         messages: [
           { body: 'a', content_type: 'text' },
           { body: 1, content_type: 'text' },
@@ -122,35 +105,35 @@ describe('optional fields', () => {
     [{ body: 1, delay_second: 5 }, 'unknown field delay_second'],
     [{ body: 1, id: 'mine' }, 'unknown field id'],
   ])('%j is a 400', async (message, text) => {
-    expectError(await client.send('orders', message), 400, text);
+    expectError(await rq.client.send('orders', message), 400, text);
     expect(await backlog()).toBe(0);
   });
   test('unknown fields in a batch request and in a batch entry', async () => {
     expectError(
-      await client.batch('orders', { messages: [{ body: 1 }], delay: 3 }),
+      await rq.client.batch('orders', { messages: [{ body: 1 }], delay: 3 }),
       400,
       'unknown field delay',
     );
     expectError(
-      await client.batch('orders', { messages: [{ body: 1 }, { body: 2, extra: true }] }),
+      await rq.client.batch('orders', { messages: [{ body: 1 }, { body: 2, extra: true }] }),
       400,
       'unknown field messages[1].extra',
     );
   });
   test('unknown fields in pull and ack', async () => {
-    expectError(await client.pull('orders', { timeout: 1 }), 400, 'unknown field timeout');
-    const res = await app.http
+    expectError(await rq.client.pull('orders', { timeout: 1 }), 400, 'unknown field timeout');
+    const res = await rq.app.http
       .post(path('orders', '/ack'))
-      .set('Authorization', auth)
+      .set('Authorization', rq.auth)
       .send({ lease_ids: [], lease_id: 'x' });
     expectError(res, 400, 'unknown field lease_id');
   });
   test('metadata comes back exactly as sent, {} when absent', async () => {
     const metadata = { source: 'github', nested: { list: [1, 'two', null], ok: true }, é: 'ü' };
-    await client.sendOk('orders', { body: 1, metadata });
-    await client.sendOk('orders', { body: 2 });
-    await client.sendOk('orders', { body: 3, metadata: {} });
-    const ms = (await client.pullOk('orders')).messages;
+    await rq.client.sendOk('orders', { body: 1, metadata });
+    await rq.client.sendOk('orders', { body: 2 });
+    await rq.client.sendOk('orders', { body: 3, metadata: {} });
+    const ms = (await rq.client.pullOk('orders')).messages;
     expect(ms.map((m) => m.metadata)).toEqual([metadata, {}, {}]);
   });
 });
@@ -165,29 +148,29 @@ test('keys such as __proto__ are plain data: refused at top level, kept in metad
     path('orders'),
     '{"body":{"__proto__":{"a":1}},"metadata":{"__proto__":{"b":2},"constructor":3}}',
   );
-  const [m] = (await client.pullOk('orders')).messages;
+  const [m] = (await rq.client.pullOk('orders')).messages;
   expect(JSON.stringify(m.body)).toBe('{"__proto__":{"a":1}}');
   expect(JSON.stringify(m.metadata)).toBe('{"__proto__":{"b":2},"constructor":3}');
 });
 
 describe('batch: all or nothing', () => {
   test('one bad entry stores nothing and the error names its index', async () => {
-    const res = await client.batch('orders', {
+    const res = await rq.client.batch('orders', {
       messages: [{ body: 0 }, { body: 1 }, { metadata: {} }, { body: 3 }],
     });
     expectError(res, 400, 'required field messages[2].body is missing');
     expect(await backlog()).toBe(0);
-    expect(await app.relay.store.channels.list('acme')).toEqual([]);
+    expect(await rq.app.relay.store.channels.list('acme')).toEqual([]);
   });
   test('entries must be objects', async () => {
     expectError(
-      await client.batch('orders', { messages: [{ body: 0 }, 7] }),
+      await rq.client.batch('orders', { messages: [{ body: 0 }, 7] }),
       400,
       'messages[1] must be a JSON object',
     );
   });
   test('the batch delay_seconds applies only to entries without their own', async () => {
-    const res = await client.batch('orders', {
+    const res = await rq.client.batch('orders', {
       delay_seconds: 60,
       messages: [
         { body: 'default' },
@@ -196,12 +179,12 @@ describe('batch: all or nothing', () => {
       ],
     });
     expect(res.status).toBe(200);
-    const first = await client.pullOk('orders', { visibility_timeout_ms: 60_000 });
+    const first = await rq.client.pullOk('orders', { visibility_timeout_ms: 60_000 });
     expect(first.messages.map((m) => m.body)).toEqual(['now']);
     expect(first.message_backlog_count).toBe(3);
     let later: unknown[] = [];
     await eventually(async () => {
-      later = (await client.pullOk('orders', { visibility_timeout_ms: 60_000 })).messages.map(
+      later = (await rq.client.pullOk('orders', { visibility_timeout_ms: 60_000 })).messages.map(
         (m) => m.body,
       );
       return later.length > 0;
@@ -209,11 +192,11 @@ describe('batch: all or nothing', () => {
     expect(later).toEqual(['own']);
   });
   test('a batch with a batch-level delay only', async () => {
-    await client.batch('orders', { delay_seconds: 1, messages: [{ body: 1 }, { body: 2 }] });
-    expect((await client.pullOk('orders')).messages).toEqual([]);
+    await rq.client.batch('orders', { delay_seconds: 1, messages: [{ body: 1 }, { body: 2 }] });
+    expect((await rq.client.pullOk('orders')).messages).toEqual([]);
     let bodies: unknown[] = [];
     await eventually(async () => {
-      bodies = (await client.pullOk('orders')).messages.map((m) => m.body);
+      bodies = (await rq.client.pullOk('orders')).messages.map((m) => m.body);
       return bodies.length > 0;
     }, 4000);
     expect(bodies).toEqual([1, 2]);
@@ -242,13 +225,13 @@ describe('JSON parsing', () => {
       const res = await raw(path('orders'), `{"body":"${type}"}`, type);
       expect(res.status).toBe(200);
     }
-    const none = await app.http
+    const none = await rq.app.http
       .post(path('orders'))
-      .set('Authorization', auth)
+      .set('Authorization', rq.auth)
       .send(Buffer.from('{"body":"none"}'))
       .unset('Content-Type');
     expect(none.status).toBe(200);
-    const ms = (await client.pullOk('orders')).messages.map((m) => m.body);
+    const ms = (await rq.client.pullOk('orders')).messages.map((m) => m.body);
     expect(ms).toEqual([
       'text/plain',
       'application/x-www-form-urlencoded',
@@ -306,7 +289,9 @@ describe('JSON parsing', () => {
     expect(await backlog()).toBe(0);
   });
   test('an empty pull body, or none, takes the defaults', async () => {
-    await client.batch('orders', { messages: Array.from({ length: 12 }, (_, i) => ({ body: i })) });
+    await rq.client.batch('orders', {
+      messages: Array.from({ length: 12 }, (_, i) => ({ body: i })),
+    });
     const res = await raw(path('orders', '/pull'), '');
     expect(res.status).toBe(200);
     expect(res.body.result.messages).toHaveLength(10);

@@ -1,24 +1,13 @@
 import { issueToken } from '../../../src/http/admin';
-import { accountWithToken, sleep, startApp, type TestApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { accountWithToken, sleep } from '../../helpers/app';
+import { useRelay } from '../../helpers/useRelay';
 
-let redis: TestRedis;
-let app: TestApp;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startApp(redis, { RELAY_SESSION_TTL_SECONDS: '2' });
-});
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-});
-beforeEach(() => redis.flush());
+const rq = useRelay({ env: { RELAY_SESSION_TTL_SECONDS: '2' } });
 
 async function ownerToken(account: string): Promise<string> {
-  if (!(await app.relay.store.accounts.get(account)))
-    await app.relay.store.accounts.create(account, 'free');
-  const issued = await issueToken(app.relay.store.accounts, account, {
+  if (!(await rq.app.relay.store.accounts.get(account)))
+    await rq.app.relay.store.accounts.create(account, 'free');
+  const issued = await issueToken(rq.app.relay.store.accounts, account, {
     role: 'owner',
     name: 'owner',
   });
@@ -33,11 +22,11 @@ function cookieOf(res: { headers: Record<string, unknown> }): string {
 describe('account API roles', () => {
   test('an owner token reads its account with plan, limits and usage', async () => {
     const owner = await ownerToken('acme');
-    await app.http
+    await rq.app.http
       .post('/v1/relay/channels/orders/messages')
       .set('Authorization', `Bearer ${owner}`)
       .send({ body: 'x' });
-    const res = await app.http.get('/v1/account').set('Authorization', `Bearer ${owner}`);
+    const res = await rq.app.http.get('/v1/account').set('Authorization', `Bearer ${owner}`);
     expect(res.status).toBe(200);
     expect(res.body.result).toMatchObject({
       id: 'acme',
@@ -54,14 +43,14 @@ describe('account API roles', () => {
   });
 
   test('a relay token gets 403 on the account API', async () => {
-    const { auth } = await accountWithToken(app, 'acme');
+    const { auth } = await accountWithToken(rq.app, 'acme');
     for (const [method, path] of [
       ['get', '/v1/account'],
       ['get', '/v1/account/tokens'],
       ['post', '/v1/account/tokens'],
       ['delete', '/v1/account/tokens/0123456789abcdef'],
     ] as const) {
-      const res = await app.http[method](path).set('Authorization', auth).send({});
+      const res = await rq.app.http[method](path).set('Authorization', auth).send({});
       expect(res.status).toBe(403);
       expect(res.body.errors[0]).toEqual({
         code: 403,
@@ -73,7 +62,7 @@ describe('account API roles', () => {
   test('an owner creates relay and owner tokens for its own account only, lists and revokes them', async () => {
     const owner = await ownerToken('acme');
     const other = await ownerToken('globex');
-    const created = await app.http
+    const created = await rq.app.http
       .post('/v1/account/tokens')
       .set('Authorization', `Bearer ${owner}`)
       .send({ name: 'laptop', channels: ['orders'], role: 'relay' });
@@ -87,18 +76,20 @@ describe('account API roles', () => {
     const relayToken = created.body.result.token as string;
     expect(relayToken.endsWith('_acme')).toBe(true);
 
-    const sent = await app.http
+    const sent = await rq.app.http
       .post('/v1/relay/channels/orders/messages')
       .set('Authorization', `Bearer ${relayToken}`)
       .send({ body: 1 });
     expect(sent.status).toBe(200);
-    const scoped = await app.http
+    const scoped = await rq.app.http
       .post('/v1/relay/channels/alerts/messages')
       .set('Authorization', `Bearer ${relayToken}`)
       .send({ body: 1 });
     expect(scoped.status).toBe(403);
 
-    const list = await app.http.get('/v1/account/tokens').set('Authorization', `Bearer ${owner}`);
+    const list = await rq.app.http
+      .get('/v1/account/tokens')
+      .set('Authorization', `Bearer ${owner}`);
     expect(list.body.result.tokens.map((t: { name: string }) => t.name).sort()).toEqual([
       'laptop',
       'owner',
@@ -107,16 +98,16 @@ describe('account API roles', () => {
     expect(JSON.stringify(list.body)).not.toContain('hash');
 
     // another account's owner cannot revoke it: the id is unknown there
-    const foreign = await app.http
+    const foreign = await rq.app.http
       .delete(`/v1/account/tokens/${created.body.result.id}`)
       .set('Authorization', `Bearer ${other}`);
     expect(foreign.status).toBe(404);
 
-    const revoked = await app.http
+    const revoked = await rq.app.http
       .delete(`/v1/account/tokens/${created.body.result.id}`)
       .set('Authorization', `Bearer ${owner}`);
     expect(revoked.body.result).toEqual({ id: created.body.result.id, revoked: true });
-    const after = await app.http
+    const after = await rq.app.http
       .post('/v1/relay/channels/orders/messages')
       .set('Authorization', `Bearer ${relayToken}`)
       .send({ body: 1 });
@@ -126,9 +117,9 @@ describe('account API roles', () => {
 
 describe('dashboard sessions', () => {
   test('signing in with a wrong or relay token is refused with one plain message', async () => {
-    const { token } = await accountWithToken(app, 'acme');
+    const { token } = await accountWithToken(rq.app, 'acme');
     for (const t of ['nonsense', token, `${token}x`]) {
-      const res = await app.http.post('/dashboard/api/session').send({ token: t });
+      const res = await rq.app.http.post('/dashboard/api/session').send({ token: t });
       expect(res.status).toBe(401);
       expect(res.body.errors[0].message).toBe(
         'that token was not accepted: sign in with an owner token of your account',
@@ -139,7 +130,7 @@ describe('dashboard sessions', () => {
 
   test('the session cookie is HttpOnly, SameSite=Strict, expires, and works on the API with CSRF', async () => {
     const owner = await ownerToken('acme');
-    const signIn = await app.http.post('/dashboard/api/session').send({ token: owner });
+    const signIn = await rq.app.http.post('/dashboard/api/session').send({ token: owner });
     expect(signIn.status).toBe(200);
     const setCookie = (signIn.headers['set-cookie'] as unknown as string[])[0];
     expect(setCookie).toMatch(/^relayq_session=rq_/);
@@ -150,12 +141,12 @@ describe('dashboard sessions', () => {
     const cookie = cookieOf(signIn);
     const csrf = signIn.body.result.csrf_token as string;
 
-    const me = await app.http.get('/v1/account').set('Cookie', cookie);
+    const me = await rq.app.http.get('/v1/account').set('Cookie', cookie);
     expect(me.status).toBe(200);
     expect(me.body.result.id).toBe('acme');
 
     // unsafe methods need the CSRF header
-    const noCsrf = await app.http
+    const noCsrf = await rq.app.http
       .post('/v1/relay/channels/orders/messages')
       .set('Cookie', cookie)
       .send({ body: 1 });
@@ -163,20 +154,20 @@ describe('dashboard sessions', () => {
     expect(noCsrf.body.errors[0].message).toBe(
       'missing or wrong X-CSRF-Token header for a dashboard session',
     );
-    const wrongCsrf = await app.http
+    const wrongCsrf = await rq.app.http
       .post('/v1/relay/channels/orders/messages')
       .set('Cookie', cookie)
       .set('X-CSRF-Token', 'x'.repeat(csrf.length))
       .send({ body: 1 });
     expect(wrongCsrf.status).toBe(403);
-    const crossOrigin = await app.http
+    const crossOrigin = await rq.app.http
       .post('/v1/relay/channels/orders/messages')
       .set('Cookie', cookie)
       .set('X-CSRF-Token', csrf)
       .set('Origin', 'https://evil.example')
       .send({ body: 1 });
     expect(crossOrigin.status).toBe(403);
-    const ok = await app.http
+    const ok = await rq.app.http
       .post('/v1/relay/channels/orders/messages')
       .set('Cookie', cookie)
       .set('X-CSRF-Token', csrf)
@@ -185,27 +176,31 @@ describe('dashboard sessions', () => {
 
     // expiry: RELAY_SESSION_TTL_SECONDS=2 in this file
     await sleep(2200);
-    const expired = await app.http.get('/v1/account').set('Cookie', cookie);
+    const expired = await rq.app.http.get('/v1/account').set('Cookie', cookie);
     expect(expired.status).toBe(401);
     expect(expired.body.errors[0].message).toBe('session has expired; sign in again');
   });
 
   test('sign-out revokes the session; revoking the sign-in token ends it too', async () => {
     const owner = await ownerToken('acme');
-    const first = await app.http.post('/dashboard/api/session').send({ token: owner });
+    const first = await rq.app.http.post('/dashboard/api/session').send({ token: owner });
     const cookie = cookieOf(first);
-    expect((await app.http.get('/dashboard/api/session').set('Cookie', cookie)).status).toBe(200);
-    const out = await app.http.delete('/dashboard/api/session').set('Cookie', cookie);
+    expect((await rq.app.http.get('/dashboard/api/session').set('Cookie', cookie)).status).toBe(
+      200,
+    );
+    const out = await rq.app.http.delete('/dashboard/api/session').set('Cookie', cookie);
     expect(out.body.result).toEqual({ signed_out: true });
     expect((out.headers['set-cookie'] as unknown as string[])[0]).toContain('Max-Age=0');
-    expect((await app.http.get('/v1/account').set('Cookie', cookie)).status).toBe(401);
-    expect((await app.http.get('/dashboard/api/session').set('Cookie', cookie)).status).toBe(401);
+    expect((await rq.app.http.get('/v1/account').set('Cookie', cookie)).status).toBe(401);
+    expect((await rq.app.http.get('/dashboard/api/session').set('Cookie', cookie)).status).toBe(
+      401,
+    );
 
-    const second = await app.http.post('/dashboard/api/session').send({ token: owner });
+    const second = await rq.app.http.post('/dashboard/api/session').send({ token: owner });
     const cookie2 = cookieOf(second);
     const ownerId = owner.slice(3, 19);
-    await app.relay.store.accounts.revokeToken('acme', ownerId);
-    const ended = await app.http.get('/v1/account').set('Cookie', cookie2);
+    await rq.app.relay.store.accounts.revokeToken('acme', ownerId);
+    const ended = await rq.app.http.get('/v1/account').set('Cookie', cookie2);
     expect(ended.status).toBe(401);
     expect(ended.body.errors[0].message).toBe(
       'session has ended: its sign-in token was revoked or expired',
@@ -214,13 +209,15 @@ describe('dashboard sessions', () => {
 
   test('sessions do not appear in the token list', async () => {
     const owner = await ownerToken('acme');
-    await app.http.post('/dashboard/api/session').send({ token: owner });
-    const list = await app.http.get('/v1/account/tokens').set('Authorization', `Bearer ${owner}`);
+    await rq.app.http.post('/dashboard/api/session').send({ token: owner });
+    const list = await rq.app.http
+      .get('/v1/account/tokens')
+      .set('Authorization', `Bearer ${owner}`);
     expect(list.body.result.tokens).toHaveLength(1);
   });
 
   test('the dashboard page is served with a strict CSP and hashed, long-cached assets', async () => {
-    const page = await app.http.get('/dashboard');
+    const page = await rq.app.http.get('/dashboard');
     expect(page.status).toBe(200);
     expect(page.headers['content-security-policy']).toContain("default-src 'none'");
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
@@ -229,11 +226,11 @@ describe('dashboard sessions', () => {
     ].map((m) => m[1]);
     expect(scripts.sort()).toHaveLength(2);
     for (const name of scripts) {
-      const asset = await app.http.get(`/dashboard/assets/${name}`);
+      const asset = await rq.app.http.get(`/dashboard/assets/${name}`);
       expect(asset.status).toBe(200);
       expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     }
-    const missing = await app.http.get('/dashboard/assets/app.000000000000.js');
+    const missing = await rq.app.http.get('/dashboard/assets/app.000000000000.js');
     expect(missing.status).toBe(404);
     expect(missing.body.success).toBe(false);
   });

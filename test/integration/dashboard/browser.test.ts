@@ -11,16 +11,15 @@ import pino from 'pino';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { issueToken } from '../../../src/http/admin';
 import { signInLink } from '../../../src/quickStart';
-import { startListeningApp, type ListeningApp } from '../../helpers/app';
-import { redisServerBinary, startRedis, type TestRedis } from '../../helpers/redis';
+import { redisServerBinary } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 import { loadConfig } from '../../../src/config';
 import { runServer, type RunningServer } from '../../../src/server';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(__dirname, '../../../test-artifacts/dashboard');
 
-let redis: TestRedis;
-let app: ListeningApp;
+const rq = useRelay({ listen: true, flush: false });
 let browser: Browser;
 let page: Page;
 
@@ -31,8 +30,6 @@ beforeAll(async () => {
     );
   }
   fs.mkdirSync(SHOTS, { recursive: true });
-  redis = await startRedis();
-  app = await startListeningApp(redis);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -52,12 +49,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await app?.close();
-  await redis?.stop();
 });
 
 async function api(method: string, urlPath: string, token: string, body?: unknown) {
-  const res = await fetch(`${app.baseUrl}${urlPath}`, {
+  const res = await fetch(`${rq.app.baseUrl}${urlPath}`, {
     method,
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -66,12 +61,12 @@ async function api(method: string, urlPath: string, token: string, body?: unknow
 }
 
 test('an owner signs in, makes a scoped token, watches a channel live, purges, revokes and signs out', async () => {
-  await app.relay.store.accounts.create('acme', 'free');
+  await rq.app.relay.store.accounts.create('acme', 'free');
   const owner = (
-    await issueToken(app.relay.store.accounts, 'acme', { role: 'owner', name: 'owner' })
+    await issueToken(rq.app.relay.store.accounts, 'acme', { role: 'owner', name: 'owner' })
   ).token;
 
-  await page.goto(`${app.baseUrl}/dashboard`);
+  await page.goto(`${rq.app.baseUrl}/dashboard`);
   await page.getByLabel('Owner token').fill('rq_wrong');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByText('that token was not accepted').waitFor();
@@ -150,21 +145,21 @@ test('an owner signs in, makes a scoped token, watches a channel live, purges, r
   expect(session?.sameSite).toBe('Strict');
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-  const after = await fetch(`${app.baseUrl}/v1/account`, {
+  const after = await fetch(`${rq.app.baseUrl}/v1/account`, {
     headers: { Cookie: `relayq_session=${session!.value}` },
   });
   expect(after.status).toBe(401);
 }, 60_000);
 
 test('in the channel view an owner creates a webhook URL (shown once), sees it receive, deletes it', async () => {
-  await app.relay.store.accounts.create('hooks', 'free');
+  await rq.app.relay.store.accounts.create('hooks', 'free');
   const owner = (
-    await issueToken(app.relay.store.accounts, 'hooks', { role: 'owner', name: 'owner' })
+    await issueToken(rq.app.relay.store.accounts, 'hooks', { role: 'owner', name: 'owner' })
   ).token;
   expect((await api('POST', '/v1/relay/channels/inbox/messages', owner, { body: 1 })).status).toBe(
     200,
   );
-  await page.goto(`${app.baseUrl}/dashboard`);
+  await page.goto(`${rq.app.baseUrl}/dashboard`);
   await page.getByLabel('Owner token').fill(owner);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Usage' }).waitFor();
@@ -178,7 +173,7 @@ test('in the channel view an owner creates a webhook URL (shown once), sees it r
   const created = page.getByLabel('Webhook URL', { exact: true });
   await created.waitFor();
   const url = await created.inputValue();
-  expect(url).toMatch(new RegExp(`^${app.baseUrl}/hooks/wh_[0-9a-f]{16}.{43}_hooks$`));
+  expect(url).toMatch(new RegExp(`^${rq.app.baseUrl}/hooks/wh_[0-9a-f]{16}.{43}_hooks$`));
   await page.locator('#webhook-rows tr').first().waitFor();
   expect(await page.locator('#webhook-rows').textContent()).toContain('github');
   await page.screenshot({ path: path.join(SHOTS, 'webhooks.png') });
@@ -205,9 +200,9 @@ test('in the channel view an owner creates a webhook URL (shown once), sees it r
 }, 60_000);
 
 test('the quick start sign-in link opens a signed-in dashboard and leaves no token in the address bar', async () => {
-  await app.relay.store.accounts.create('local', 'paid');
+  await rq.app.relay.store.accounts.create('local', 'paid');
   const owner = (
-    await issueToken(app.relay.store.accounts, 'local', {
+    await issueToken(rq.app.relay.store.accounts, 'local', {
       role: 'owner',
       name: 'quick start owner',
     })
@@ -215,20 +210,20 @@ test('the quick start sign-in link opens a signed-in dashboard and leaves no tok
   const context = await browser.newContext();
   const fresh = await context.newPage();
   try {
-    await fresh.goto(signInLink(app.baseUrl, owner));
+    await fresh.goto(signInLink(rq.app.baseUrl, owner));
     await fresh.getByRole('heading', { name: 'Usage' }).waitFor();
     await fresh.getByText('account local', { exact: true }).waitFor();
-    expect(fresh.url()).toBe(`${app.baseUrl}/dashboard/`);
+    expect(fresh.url()).toBe(`${rq.app.baseUrl}/dashboard/`);
     expect(await fresh.evaluate(() => location.hash)).toBe('');
     // the session is a cookie: a reload stays signed in, with no token in sight
     await fresh.reload();
     await fresh.getByText('account local', { exact: true }).waitFor();
     // a relay token in the link is refused, with the sign-in form shown
-    const relay = (await issueToken(app.relay.store.accounts, 'local', { name: 'r' })).token;
+    const relay = (await issueToken(rq.app.relay.store.accounts, 'local', { name: 'r' })).token;
     const other = await (await browser.newContext()).newPage();
-    await other.goto(signInLink(app.baseUrl, relay));
+    await other.goto(signInLink(rq.app.baseUrl, relay));
     await other.getByText('that token was not accepted').waitFor();
-    expect(other.url()).toBe(`${app.baseUrl}/dashboard/`);
+    expect(other.url()).toBe(`${rq.app.baseUrl}/dashboard/`);
     await other.context().close();
   } finally {
     await context.close();
@@ -236,12 +231,12 @@ test('the quick start sign-in link opens a signed-in dashboard and leaves no tok
 }, 60_000);
 
 test('the channel view shows and sets the channel settings, and pauses and resumes delivery', async () => {
-  await app.relay.store.accounts.create('globex', 'free');
-  const owner = (await issueToken(app.relay.store.accounts, 'globex', { role: 'owner' })).token;
+  await rq.app.relay.store.accounts.create('globex', 'free');
+  const owner = (await issueToken(rq.app.relay.store.accounts, 'globex', { role: 'owner' })).token;
   const context = await browser.newContext();
   const p = await context.newPage();
   try {
-    await p.goto(signInLink(app.baseUrl, owner));
+    await p.goto(signInLink(rq.app.baseUrl, owner));
     await p.getByRole('heading', { name: 'Usage' }).waitFor();
     await api('POST', '/v1/relay/channels/jobs/messages', owner, { body: 1 });
     await p.getByRole('button', { name: 'Channels' }).click();

@@ -1,15 +1,10 @@
 /** A small HTTP client over one test app for the extension tests (not a test file). */
 import { ADMIN_TOKEN, accountWithToken, startApp, type TestApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import type { TestRedis } from '../../helpers/redis';
+import { errorEnvelope, path, type PulledMessage } from '../../helpers/relayClient';
+import { useRelay } from '../../helpers/useRelay';
 
-export interface Pulled {
-  body: unknown;
-  id: string;
-  timestamp_ms: number;
-  attempts: number;
-  metadata: Record<string, unknown>;
-  lease_id: string;
-  content_type: string;
+export interface Pulled extends PulledMessage {
   dead_letter?: { source_channel: string; attempts: number };
 }
 
@@ -22,8 +17,6 @@ export interface Reply {
     result: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
 }
-
-const path = (channel: string, suffix = '') => `/v1/relay/channels/${channel}/messages${suffix}`;
 
 export function client(app: TestApp, auth: string) {
   const post = async (url: string, body: unknown): Promise<Reply> => {
@@ -77,10 +70,7 @@ export async function storageBytes(app: TestApp, account: string): Promise<numbe
   return res.body.result.usage.storage_bytes;
 }
 
-/** The error envelope the service answers with. */
-export function errorEnvelope(code: number, message: string) {
-  return { success: false, errors: [{ code, message }], messages: [], result: null };
-}
+export { errorEnvelope };
 
 let counter = 0;
 /** A fresh account id per test, so that tests never share state. */
@@ -97,24 +87,29 @@ export interface Pods<A extends TestApp = TestApp> {
 }
 
 /**
- * Starts a Redis and two app instances over it before the file's tests and
- * stops them after; `startFirst` builds pod a (a listening one when needed).
+ * useRelay() with two pods and no flush between tests (each test makes its
+ * own account); `startFirst` builds pod a (a listening one when needed).
  */
 export function useTwoPods<A extends TestApp = TestApp>(
   startFirst: (redis: TestRedis) => Promise<A> = startApp as (redis: TestRedis) => Promise<A>,
 ): Pods<A> {
-  const pods = {} as Pods<A>;
-  beforeAll(async () => {
-    pods.redis = await startRedis();
-    pods.a = await startFirst(pods.redis);
-    pods.b = await startApp(pods.redis);
+  const relay = useRelay({
+    pods: 2,
+    flush: false,
+    start: (redis, pod): Promise<TestApp> => (pod === 0 ? startFirst(redis) : startApp(redis)),
   });
-  afterAll(async () => {
-    await pods.a?.close();
-    await pods.b?.close();
-    await pods.redis?.stop();
-  });
-  return pods;
+  // only these three, so that a test can spread them ({ ...pods, a: other })
+  return {
+    get redis() {
+      return relay.redis;
+    },
+    get a() {
+      return relay.a as A;
+    },
+    get b() {
+      return relay.b;
+    },
+  };
 }
 
 /** A fresh account with a token, and a client for it on each pod. */

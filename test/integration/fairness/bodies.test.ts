@@ -4,21 +4,16 @@
  * compression bomb, stopped at the size limit while inflating (413).
  */
 import zlib from 'node:zlib';
-import { accountWithToken, startApp, type TestApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { accountWithToken, type TestApp } from '../../helpers/app';
+import { useRelay } from '../../helpers/useRelay';
 
-let redis: TestRedis;
+const rq = useRelay({ flush: false });
 let app: TestApp;
 let auth: string;
 
 beforeAll(async () => {
-  redis = await startRedis();
-  app = await startApp(redis);
+  app = rq.app;
   auth = (await accountWithToken(app, 'acme')).auth;
-});
-afterAll(async () => {
-  await app?.close();
-  await redis?.stop();
 });
 
 const SEND = '/v1/relay/channels/orders/messages';

@@ -4,9 +4,10 @@
  * plan allows. Each refusal is a 429 (403 for max_tokens) naming the limit.
  */
 import { issueToken } from '../../../src/http/admin';
-import { ADMIN_TOKEN, eventually, sleep, startApp, startListeningApp } from '../../helpers/app';
+import { ADMIN_TOKEN, eventually, sleep, startApp } from '../../helpers/app';
 import type { ListeningApp, TestApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import type { TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 import { closeClients, refusedUpgrade, subscribe, type Subscriber } from '../../helpers/ws';
 
 const BASE = { max_storage_bytes: 10_000_000, max_channels: 10, retention_seconds: 3600 };
@@ -16,26 +17,12 @@ const PLANS = {
   capped: { ...BASE, max_tokens: 3, max_websocket_connections: 3, max_long_polls: 2 },
 };
 
+const rq = useRelay({ pods: 2, listen: true, env: { RELAY_PLANS: JSON.stringify(PLANS) } });
 let redis: TestRedis;
 let podA: ListeningApp;
 let podB: ListeningApp;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  const env = { RELAY_PLANS: JSON.stringify(PLANS) };
-  podA = await startListeningApp(redis, env);
-  podB = await startListeningApp(redis, env);
-});
-afterEach(async () => {
-  await closeClients();
-  await redis.flush();
-});
-afterAll(async () => {
-  await closeClients();
-  await podA?.close();
-  await podB?.close();
-  await redis?.stop();
-});
+beforeAll(() => ({ redis, a: podA, b: podB } = rq));
+afterEach(() => closeClients());
 
 const envelope = (code: number, message: string) => ({
   success: false,

@@ -11,14 +11,10 @@ import { loadConfig } from '../../../src/config';
 import { issueToken } from '../../../src/http/admin';
 import { createRedis, type RedisClient } from '../../../src/store/redis';
 import { ADMIN_TOKEN } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 
-let redis: TestRedis;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterEach(() => redis.flush());
-afterAll(() => redis.stop());
+// a Redis alone: each test builds pods whose log lines it keeps
+const rq = useRelay({ pods: 0 });
 
 interface Pod {
   relay: RelayApp;
@@ -29,7 +25,7 @@ interface Pod {
 /** An app whose JSON log lines are kept; trust = RELAY_TRUST_PROXY (undefined: unset). */
 async function pod(trust: string | undefined): Promise<Pod> {
   const config = loadConfig({
-    ...redis.env,
+    ...rq.redis.env,
     RELAY_ADMIN_TOKEN: ADMIN_TOKEN,
     ...(trust === undefined ? {} : { RELAY_TRUST_PROXY: trust }),
   });

@@ -5,30 +5,29 @@
  */
 import type http from 'node:http';
 import net from 'node:net';
-import { accountWithToken, sleep, startApp, type TestApp } from '../../helpers/app';
+import { accountWithToken, sleep, type TestApp } from '../../helpers/app';
 import { startSingleRedis, type SingleTestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 import { createApiServer } from '../../../src/http/nodeServer';
 import { accountKeys } from '../../../src/store/keys';
 
-let redis: SingleTestRedis;
-let app: TestApp;
 let server: http.Server;
 let port: number;
-
-beforeAll(async () => {
-  redis = await startSingleRedis();
-  // No sweeps during a test: a delayed message becomes available without an event.
-  app = await startApp(redis, { RELAY_SWEEP_INTERVAL_MS: '60000' });
-  server = createApiServer(app.relay.app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as net.AddressInfo).port;
-});
-afterEach(() => redis.flush());
+// declared first, so that the server closes before useRelay() closes the pod
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  await app.close();
-  await redis.stop();
+});
+// No sweeps during a test: a delayed message becomes available without an event.
+const rq = useRelay({ redis: startSingleRedis, env: { RELAY_SWEEP_INTERVAL_MS: '60000' } });
+let redis: SingleTestRedis;
+let app: TestApp;
+
+beforeAll(async () => {
+  ({ redis, app } = rq);
+  server = createApiServer(app.relay.app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as net.AddressInfo).port;
 });
 
 const path = (channel: string, suffix = '') => `/v1/relay/channels/${channel}/messages${suffix}`;

@@ -10,15 +10,11 @@ import {
   startApp,
   type TestApp,
 } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 import { defineScripts } from '../../../src/store/scripts';
 import { systemKeys } from '../../../src/store/keys';
 import { client } from '../ext/client';
 import { sample } from './serve';
-
-let redis: TestRedis;
-let a: TestApp;
-let b: TestApp;
 
 const env = {
   RELAY_GAUGE_INTERVAL_MS: '50',
@@ -26,16 +22,7 @@ const env = {
   RELAY_PLANS: '{"brief":{"max_storage_bytes":1000000,"max_channels":10,"retention_seconds":1}}',
 };
 
-beforeAll(async () => {
-  redis = await startRedis();
-  a = await startApp(redis, env);
-  b = await startApp(redis, env);
-});
-afterAll(async () => {
-  await a.close();
-  await b.close();
-  await redis.stop();
-});
+const rq = useRelay({ pods: 2, env, flush: false });
 
 interface Gauges {
   queued: number;
@@ -71,7 +58,7 @@ async function expectGauges(expected: Gauges): Promise<void> {
   let last: unknown = null;
   try {
     await eventually(async () => {
-      const [ga, gb] = await Promise.all([gauges(a), gauges(b)]);
+      const [ga, gb] = await Promise.all([gauges(rq.a), gauges(rq.b)]);
       const { text: _a, ...sa } = ga;
       const { text: _b, ...sb } = gb;
       last = { a: sa, b: sb };
@@ -86,7 +73,7 @@ async function expectGauges(expected: Gauges): Promise<void> {
 async function storedBytes(...accounts: string[]): Promise<number> {
   let total = 0;
   for (const id of accounts) {
-    const res = await a.http
+    const res = await rq.a.http
       .get(`/v1/admin/accounts/${id}`)
       .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
     total += res.body.result.usage.storage_bytes;
@@ -95,12 +82,12 @@ async function storedBytes(...accounts: string[]): Promise<number> {
 }
 
 test('gauges follow sends, pulls, acks, dead-lettering, expiry and purge across two pods', async () => {
-  await redis.flush();
-  const acme = await accountWithToken(a, 'acme');
-  const globex = await accountWithToken(a, 'globex', { plan: 'brief' });
-  const ca = client(a, acme.auth);
-  const cb = client(b, acme.auth);
-  const gb = client(b, globex.auth);
+  await rq.redis.flush();
+  const acme = await accountWithToken(rq.a, 'acme');
+  const globex = await accountWithToken(rq.a, 'globex', { plan: 'brief' });
+  const ca = client(rq.a, acme.auth);
+  const cb = client(rq.b, acme.auth);
+  const gb = client(rq.b, globex.auth);
   const none = { queued: 0, delayed: 0, in_flight: 0, dead_letter: 0, storage_bytes: 0 };
   await expectGauges({ ...none, accounts: 2, channels: 0 });
 
@@ -178,7 +165,7 @@ test('gauges follow sends, pulls, acks, dead-lettering, expiry and purge across 
   });
 
   // the oldest message anywhere is the dead-lettered one
-  const text = (await gauges(a)).text;
+  const text = (await gauges(rq.a)).text;
   const age = sample(text, 'relayq_oldest_message_age_seconds')!;
   expect(age).toBeGreaterThan(0);
   expect(age).toBeLessThan(60);
@@ -212,24 +199,24 @@ test('gauges follow sends, pulls, acks, dead-lettering, expiry and purge across 
   expect(text).not.toContain('account="globex"');
 
   // deleting an account takes its counts out
-  const del = await a.http
+  const del = await rq.a.http
     .delete('/v1/admin/accounts/acme')
     .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
   expect(del.status).toBe(200);
   await expectGauges({ ...none, accounts: 1, channels: 1 });
-  const after = (await gauges(b)).text;
+  const after = (await gauges(rq.b)).text;
   expect(sample(after, 'relayq_oldest_message_age_seconds')).toBe(0);
   expect(after).toMatch(/^relayq_next_message_expiry_seconds \+Inf$/m);
 });
 
 test('a pod that starts later folds what is already stored (full pass)', async () => {
-  await redis.flush();
-  const acme = await accountWithToken(a, 'acme');
-  await client(a, acme.auth).sendBatch('orders', { messages: [{ body: 1 }, { body: 2 }] });
-  await eventually(async () => (await gauges(a)).queued === 2, 8000);
+  await rq.redis.flush();
+  const acme = await accountWithToken(rq.a, 'acme');
+  await client(rq.a, acme.auth).sendBatch('orders', { messages: [{ body: 1 }, { body: 2 }] });
+  await eventually(async () => (await gauges(rq.a)).queued === 2, 8000);
   // Forget the folded totals, as if no pod had folded them: a fresh pod rebuilds them.
-  await a.redis.del('rq:{~sys}:gauges', 'rq:{~sys}:gauge_accounts', 'rq:{~sys}:gauge_oldest');
-  const c = await startApp(redis, env);
+  await rq.a.redis.del('rq:{~sys}:gauges', 'rq:{~sys}:gauge_accounts', 'rq:{~sys}:gauge_oldest');
+  const c = await startApp(rq.redis, env);
   try {
     await eventually(async () => (await gauges(c)).queued === 2, 8000);
     expect((await gauges(c)).channels).toBe(1);
@@ -239,12 +226,12 @@ test('a pod that starts later folds what is already stored (full pass)', async (
 });
 
 test('under concurrent sends, pulls and acks on both pods the gauges settle on the exact totals', async () => {
-  await redis.flush();
+  await rq.redis.flush();
   const accounts = ['acme', 'globex', 'initech'];
   const clients = [];
   for (const id of accounts) {
-    const { auth } = await accountWithToken(a, id);
-    clients.push(client(a, auth), client(b, auth));
+    const { auth } = await accountWithToken(rq.a, id);
+    clients.push(client(rq.a, auth), client(rq.b, auth));
   }
   // 2 s of traffic: each worker sends, pulls (long leases: nothing changes by time after) and acks some
   const until = Date.now() + 2000;
@@ -262,7 +249,7 @@ test('under concurrent sends, pulls and acks on both pods the gauges settle on t
   // The truth, read through the store once the traffic has stopped.
   const want = { queued: 0, delayed: 0, in_flight: 0, storage_bytes: 0, channels: 0 };
   for (const id of accounts) {
-    for (const c of await a.relay.store.channels.list(id)) {
+    for (const c of await rq.a.relay.store.channels.list(id)) {
       want.queued += c.queued;
       want.delayed += c.delayed;
       want.in_flight += c.in_flight;
@@ -275,11 +262,11 @@ test('under concurrent sends, pulls and acks on both pods the gauges settle on t
 });
 
 test('folding is idempotent and ignores a snapshot older than the one folded', async () => {
-  await redis.flush();
-  await a.relay.gauges.stop();
-  await b.relay.gauges.stop();
+  await rq.redis.flush();
+  await rq.a.relay.gauges.stop();
+  await rq.b.relay.gauges.stop();
   try {
-    const scripts = defineScripts(a.redis);
+    const scripts = defineScripts(rq.a.redis);
     const keys = [
       systemKeys.gauges,
       systemKeys.gaugeAccounts,
@@ -288,16 +275,16 @@ test('folding is idempotent and ignores a snapshot older than the one folded', a
     ];
     const fold = (version: number, queued: number) =>
       scripts.gauges_fold(...keys, 'acme', version, queued, 0, 0, 0, queued * 10, 1, 1000, 2000);
-    const totals = async () => a.redis.hgetall(systemKeys.gauges);
+    const totals = async () => rq.a.redis.hgetall(systemKeys.gauges);
     expect(await fold(200, 5)).toBe(1);
     expect(await fold(200, 5)).toBe(0); // the same snapshot again
     expect(await fold(100, 9)).toBe(0); // an older one, arriving late
     expect(await totals()).toMatchObject({ queued: '5', storage_bytes: '50', channels: '1' });
-    expect(await fold(300, 2)).toBe(1); // a newer one: the totals move by the difference
+    expect(await fold(300, 2)).toBe(1); // rq.a newer one: the totals move by the difference
     expect(await totals()).toMatchObject({ queued: '2', storage_bytes: '20', channels: '1' });
-    expect(await a.redis.zscore(systemKeys.gaugeOldest, 'acme')).toBe('1000');
+    expect(await rq.a.redis.zscore(systemKeys.gaugeOldest, 'acme')).toBe('1000');
   } finally {
-    a.relay.gauges.start();
-    b.relay.gauges.start();
+    rq.a.relay.gauges.start();
+    rq.b.relay.gauges.start();
   }
 });

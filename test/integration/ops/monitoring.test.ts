@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { accountWithToken } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 import { client } from '../ext/client';
 import { serve, type ServedApp } from './serve';
 
@@ -96,14 +96,15 @@ function check(e: Expr, fams: Families): string[] {
   return problems;
 }
 
-let redis: TestRedis;
+// declared first, so that the server shuts down before useRelay() stops the Redis
+afterAll(() => served?.shutdown());
+const rq = useRelay({ pods: 0, flush: false });
 let served: ServedApp;
 let metricsText = '';
 let fams: Families;
 
 beforeAll(async () => {
-  redis = await startRedis();
-  served = await serve(redis, { RELAY_METRICS_ACCOUNTS: 'acme', LOG_LEVEL: 'silent' });
+  served = await serve(rq.redis, { RELAY_METRICS_ACCOUNTS: 'acme', LOG_LEVEL: 'silent' });
   // Traffic, so that labelled series have samples.
   const { auth } = await accountWithToken(served.app, 'acme');
   const c = client(served.app, auth);
@@ -117,10 +118,6 @@ beforeAll(async () => {
     declared.set((metric as unknown as { name: string }).name, labelNames);
   }
   fams = families(metricsText, declared);
-});
-afterAll(async () => {
-  await served?.shutdown();
-  await redis?.stop();
 });
 
 test('every metric and label of the alert rules is on /metrics', () => {

@@ -7,10 +7,12 @@
 import request from 'supertest';
 import WebSocket from 'ws';
 import { accountWithToken, ADMIN_TOKEN, eventually } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 import { sample, serve, type ServedApp } from './serve';
 
-let redis: TestRedis;
+// declared first, so that the server shuts down before useRelay() stops the Redis
+afterAll(() => served?.shutdown());
+const rq = useRelay({ pods: 0, flush: false });
 let served: ServedApp;
 
 const SECRET_CHANNEL = 'chan-4f9e2c7d';
@@ -27,17 +29,11 @@ const messages = (text: string, event: string) =>
   sample(text, 'relayq_messages_total', { event }) ?? 0;
 
 beforeAll(async () => {
-  redis = await startRedis();
-  served = await serve(redis, {
+  served = await serve(rq.redis, {
     RELAY_PLANS: JSON.stringify({
       brief: { max_storage_bytes: 1_000_000, max_channels: 10, retention_seconds: 1 },
     }),
   });
-});
-
-afterAll(async () => {
-  await served?.shutdown();
-  await redis?.stop();
 });
 
 test('/metrics is Prometheus text on METRICS_PORT, with process defaults', async () => {

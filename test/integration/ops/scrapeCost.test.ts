@@ -4,8 +4,9 @@
  * 100 channels): a constant for the service-wide gauges, plus a constant per
  * channel of the accounts listed in RELAY_METRICS_ACCOUNTS.
  */
+import crypto from 'node:crypto';
 import { eventually, startApp, type TestApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 import { sample } from './serve';
 
 const ACCOUNTS = 100;
@@ -19,14 +20,12 @@ const env = {
   RELAY_PLANS: '{"wide":{"max_storage_bytes":1000000,"max_channels":100,"retention_seconds":3600}}',
 };
 
-let redis: TestRedis;
-let app: TestApp;
+const rq = useRelay({ env, flush: false });
 
+// the accounts and channels whose gauges a scrape reads
 beforeAll(async () => {
-  redis = await startRedis();
-  app = await startApp(redis, env);
-  const { store } = app.relay;
-  const limits = app.relay.plans.limits('wide');
+  const { store } = rq.app.relay;
+  const limits = rq.app.relay.plans.limits('wide');
   for (let i = 0; i < ACCOUNTS; i++) {
     const account = `acct${i}`;
     await store.accounts.create(account, 'wide');
@@ -36,9 +35,10 @@ beforeAll(async () => {
       ),
     );
   }
-  await store.queue.send('acct0', 'ch0', limits, [
+  const caller = { accountId: 'acct0', tokenId: 'seed', proof: 'account', count: false };
+  await store.queue.send(caller, 'ch0', [
     {
-      id: 'id-0',
+      id: crypto.randomUUID(),
       delayMs: 0,
       size: 3,
       contentType: 'json',
@@ -48,13 +48,9 @@ beforeAll(async () => {
     },
   ]);
 }, 120_000);
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-});
 
 async function commandsProcessed(): Promise<number> {
-  const info = await app.redis.info('stats');
+  const info = await rq.app.redis.info('stats');
   return Number(/^total_commands_processed:(\d+)/m.exec(info)![1]);
 }
 
@@ -71,14 +67,14 @@ async function commandsPerScrape(of: TestApp): Promise<{ commands: number; text:
 
 test('a scrape costs a constant number of commands with 10,000 channels', async () => {
   await eventually(async () => {
-    const text = await app.relay.metrics.registry.metrics();
+    const text = await rq.app.relay.metrics.registry.metrics();
     return sample(text, 'relayq_channels') === ACCOUNTS * CHANNELS;
   }, 60_000);
-  await app.relay.sweeper.stop();
-  await app.relay.gauges.stop();
+  await rq.app.relay.sweeper.stop();
+  await rq.app.relay.gauges.stop();
   // let a cached read of the previous scrape expire
   await new Promise((r) => setTimeout(r, 1100));
-  const { commands, text } = await commandsPerScrape(app);
+  const { commands, text } = await commandsPerScrape(rq.app);
   expect(sample(text, 'relayq_channels')).toBe(10_000);
   expect(sample(text, 'relayq_accounts')).toBe(100);
   expect(sample(text, 'relayq_messages', { state: 'queued' })).toBe(1);
@@ -89,7 +85,7 @@ test('a scrape costs a constant number of commands with 10,000 channels', async 
 });
 
 test('RELAY_METRICS_ACCOUNTS adds a constant per channel of the listed accounts', async () => {
-  const listed = await startApp(redis, { ...env, RELAY_METRICS_ACCOUNTS: 'acct0' });
+  const listed = await startApp(rq.redis, { ...env, RELAY_METRICS_ACCOUNTS: 'acct0' });
   try {
     await listed.relay.sweeper.stop();
     await listed.relay.gauges.stop();

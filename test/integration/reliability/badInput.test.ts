@@ -6,36 +6,30 @@
  */
 import fc from 'fast-check';
 import request from 'supertest';
-import {
-  ADMIN_TOKEN,
-  accountWithToken,
-  startListeningApp,
-  type ListeningApp,
-} from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { ADMIN_TOKEN, accountWithToken } from '../../helpers/app';
+import { useRelay } from '../../helpers/useRelay';
 import { upgradeRefusal, wsUrl } from '../../helpers/wsSocket';
 
 jest.setTimeout(60_000);
 
-let redis: TestRedis;
-let app: ListeningApp;
+// The sweeper stays out of the way: Redis changes only through requests.
+// thousands of operator requests a second: the operator API's own rate limit is off here
+const rq = useRelay({
+  listen: true,
+  env: { RELAY_SWEEP_INTERVAL_MS: '60000', RELAY_ADMIN_RATE_LIMIT_PER_SECOND: '0' },
+  flush: false,
+});
 let auth: string;
 let client: ReturnType<typeof request>;
 
 const RUNS = 100;
 const ENVELOPE_STATUSES = [200, 400, 401, 403, 404, 405, 409, 413, 415];
 
+// two accounts, and a channel with a queued, a delayed and a leased message
 beforeAll(async () => {
-  redis = await startRedis();
-  // The sweeper stays out of the way: Redis changes only through requests.
-  // thousands of operator requests a second: the operator API's own rate limit is off here
-  app = await startListeningApp(redis, {
-    RELAY_SWEEP_INTERVAL_MS: '60000',
-    RELAY_ADMIN_RATE_LIMIT_PER_SECOND: '0',
-  });
-  client = request(app.baseUrl);
-  ({ auth } = await accountWithToken(app, 'acme', { plan: 'paid' }));
-  await accountWithToken(app, 'other');
+  client = request(rq.app.baseUrl);
+  ({ auth } = await accountWithToken(rq.app, 'acme', { plan: 'paid' }));
+  await accountWithToken(rq.app, 'other');
   const base = '/v1/relay/channels/orders/messages';
   await client
     .post(`${base}/batch`)
@@ -56,10 +50,6 @@ beforeAll(async () => {
     .set('Authorization', auth)
     .send({ max_attempts: 5 });
 });
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-});
 
 /**
  * Every key and its content, read by type (DUMP is not stable: a read may take
@@ -67,7 +57,7 @@ afterAll(async () => {
  */
 async function snapshot(): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  await redis.eachMaster(async (node) => {
+  await rq.redis.eachMaster(async (node) => {
     // The backlog gauges (rq:{~sys}:gauge*) are folded in the background from the
     // state read here: derived, and written whenever a pod folds, not by a request.
     const keys = (await node.keys('*')).filter((k) => !k.startsWith('rq:{~sys}:gauge')).sort();
@@ -516,7 +506,7 @@ describe('adversarial bodies, each refused with a clear error', () => {
 
   test('duplicate query parameters on the multi-channel subscription are refused before the upgrade', async () => {
     const refused = await upgradeRefusal(
-      wsUrl(app.baseUrl, '/v1/relay/subscribe?channels=a&channels=b'),
+      wsUrl(rq.app.baseUrl, '/v1/relay/subscribe?channels=a&channels=b'),
       { Authorization: auth },
     );
     expect(refused.status).toBe(400);

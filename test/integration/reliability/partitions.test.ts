@@ -3,31 +3,21 @@
  * two pods end up with half each, so a due account is swept by one pod; the
  * partitions of a pod that stops or dies are taken over.
  */
-import { eventually, startApp, type TestApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { eventually } from '../../helpers/app';
+import { useRelay } from '../../helpers/useRelay';
 import { duePartitionKeys } from '../../../src/store/keys';
 
-let redis: TestRedis;
-const pods: TestApp[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  for (let i = 0; i < 3; i++) pods.push(await startApp(redis, { RELAY_SWEEP_PARTITIONS: '8' }));
-});
-afterAll(async () => {
-  for (const pod of pods) await pod.close();
-  await redis?.stop();
-});
+const rq = useRelay({ pods: 3, env: { RELAY_SWEEP_PARTITIONS: '8' }, flush: false });
 
 async function owners(): Promise<(string | null)[]> {
   const out: (string | null)[] = [];
-  for (let p = 0; p < 8; p++) out.push(await pods[0].redis.get(duePartitionKeys(p).owner));
+  for (let p = 0; p < 8; p++) out.push(await rq.apps[0].redis.get(duePartitionKeys(p).owner));
   return out;
 }
 
 test('two pods own four of eight partitions each, and a stopped pod hands its share over', async () => {
-  await pods[2].relay.sweeper.stop();
-  const [a, b] = pods.map((pod) => pod.relay.sweeper.podId);
+  await rq.apps[2].relay.sweeper.stop();
+  const [a, b] = rq.apps.map((pod) => pod.relay.sweeper.podId);
   await eventually(
     async () => {
       const now = await owners();
@@ -36,14 +26,14 @@ test('two pods own four of eight partitions each, and a stopped pod hands its sh
     15_000,
     100,
   );
-  await pods[1].relay.sweeper.stop();
+  await rq.apps[1].relay.sweeper.stop();
   await eventually(async () => (await owners()).every((o) => o === a), 15_000, 100);
 }, 40_000);
 
 test('the partitions of a pod that died (its leases left to expire) are taken over', async () => {
-  pods[2].relay.sweeper.start();
-  const [a, , c] = pods.map((pod) => pod.relay.sweeper.podId);
+  rq.apps[2].relay.sweeper.start();
+  const [a, , c] = rq.apps.map((pod) => pod.relay.sweeper.podId);
   await eventually(async () => (await owners()).some((o) => o === c), 15_000, 100);
-  await pods[2].relay.sweeper.stop(false);
+  await rq.apps[2].relay.sweeper.stop(false);
   await eventually(async () => (await owners()).every((o) => o === a), 15_000, 100);
 }, 40_000);

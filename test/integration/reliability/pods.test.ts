@@ -4,34 +4,23 @@
  * after SCRIPT FLUSH (NOSCRIPT falls back to EVAL).
  */
 import { accountWithToken, eventually, startApp, type TestApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 
 jest.setTimeout(30_000);
 
-let redis: TestRedis;
+// declared first, so that it runs before useRelay() closes the Redis
+afterAll(() => podA?.close());
+// rq.app is pod B; pod A comes and goes in the tests
+const rq = useRelay();
 let podA: TestApp | null = null;
-let podB: TestApp;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  podB = await startApp(redis);
-});
-afterAll(async () => {
-  await podA?.close();
-  await podB.close();
-  await redis.stop();
-});
-beforeEach(async () => {
-  await redis.flush();
-});
 
 const base = '/v1/relay/channels/jobs/messages';
 type Pulled = { id: string; lease_id: string; attempts: number; body: unknown };
 
 test('a pod killed in the middle of pulls: its leased messages come back to another pod after their timeout', async () => {
-  podA = await startApp(redis);
-  const { auth } = await accountWithToken(podB, 'acme');
-  const sent = await podB.http
+  podA = await startApp(rq.redis);
+  const { auth } = await accountWithToken(rq.app, 'acme');
+  const sent = await rq.app.http
     .post(`${base}/batch`)
     .set('Authorization', auth)
     .send({ messages: [1, 2, 3, 4, 5].map((n) => ({ body: n })) });
@@ -57,7 +46,7 @@ test('a pod killed in the middle of pulls: its leased messages come back to anot
   podA = null;
 
   // Pod B is unaffected: the two unleased messages at once, the leased ones hidden.
-  const now = await podB.http
+  const now = await rq.app.http
     .post(`${base}/pull`)
     .set('Authorization', auth)
     .send({ visibility_timeout_ms: 60_000 });
@@ -72,7 +61,7 @@ test('a pod killed in the middle of pulls: its leased messages come back to anot
   let back: Pulled[] = [];
   await eventually(
     async () => {
-      const r = await podB.http
+      const r = await rq.app.http
         .post(`${base}/pull`)
         .set('Authorization', auth)
         .send({ visibility_timeout_ms: 60_000 });
@@ -89,12 +78,12 @@ test('a pod killed in the middle of pulls: its leased messages come back to anot
     [ids[2], 2, 3],
   ]);
   // The dead pod's old leases are void; B's leases ack all five.
-  const stale = await podB.http
+  const stale = await rq.app.http
     .post(`${base}/ack`)
     .set('Authorization', auth)
     .send({ lease_ids: leased.body.result.messages.map((m: Pulled) => m.lease_id) });
   expect(stale.body.result).toEqual({ acked_count: 0 });
-  const acked = await podB.http
+  const acked = await rq.app.http
     .post(`${base}/ack`)
     .set('Authorization', auth)
     .send({
@@ -106,22 +95,22 @@ test('a pod killed in the middle of pulls: its leased messages come back to anot
 });
 
 test('scripts are reloaded after SCRIPT FLUSH: send, pull and ack still answer 200', async () => {
-  const { auth } = await accountWithToken(podB, 'acme');
-  await redis.eachMaster((node) => node.script('FLUSH'));
-  const sent = await podB.http.post(base).set('Authorization', auth).send({ body: 'x' });
+  const { auth } = await accountWithToken(rq.app, 'acme');
+  await rq.redis.eachMaster((node) => node.script('FLUSH'));
+  const sent = await rq.app.http.post(base).set('Authorization', auth).send({ body: 'x' });
   expect(sent.status).toBe(200);
-  await redis.eachMaster((node) => node.script('FLUSH'));
-  const pulled = await podB.http.post(`${base}/pull`).set('Authorization', auth).send({});
+  await rq.redis.eachMaster((node) => node.script('FLUSH'));
+  const pulled = await rq.app.http.post(`${base}/pull`).set('Authorization', auth).send({});
   expect(pulled.status).toBe(200);
   expect(pulled.body.result.messages.map((m: Pulled) => m.id)).toEqual([sent.body.result.id]);
-  await redis.eachMaster((node) => node.script('FLUSH'));
-  const acked = await podB.http
+  await rq.redis.eachMaster((node) => node.script('FLUSH'));
+  const acked = await rq.app.http
     .post(`${base}/ack`)
     .set('Authorization', auth)
     .send({ lease_ids: [pulled.body.result.messages[0].lease_id] });
   expect(acked.body.result).toEqual({ acked_count: 1 });
   // The scripts are cached again after the fallback.
-  const cached = await redis.eachMaster(async (node) => {
+  const cached = await rq.redis.eachMaster(async (node) => {
     const info = await node.info('memory');
     return Number(/number_of_cached_scripts:(\d+)/.exec(info)?.[1] ?? 0);
   });

@@ -16,30 +16,17 @@ import {
   eventually,
   sleep,
   startApp,
-  startListeningApp,
-  type ListeningApp,
   type TestApp,
 } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 import { openSocket, upgradeRefusal, wsUrl } from '../../helpers/wsSocket';
 
 jest.setTimeout(30_000);
 
-let redis: TestRedis;
-let app: ListeningApp;
+const rq = useRelay({ listen: true });
 let client: ReturnType<typeof request>;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startListeningApp(redis);
-  client = request(app.baseUrl);
-});
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-});
-beforeEach(async () => {
-  await redis.flush();
+beforeAll(() => {
+  client = request(rq.app.baseUrl);
 });
 
 const err = (status: number, message: string) => ({
@@ -52,7 +39,7 @@ const err = (status: number, message: string) => ({
 /** Every key of one account with its content, by type. */
 async function accountState(account: string): Promise<Record<string, unknown>> {
   const state: Record<string, unknown> = {};
-  await redis.eachMaster(async (node) => {
+  await rq.redis.eachMaster(async (node) => {
     for (const key of (await node.keys(`rq:{${account}}:*`)).sort()) {
       const type = await node.type(key);
       if (type === 'hash') state[key] = await node.hgetall(key);
@@ -69,8 +56,8 @@ const mb = (channel: string) => `/v1/relay/channels/${channel}/messages`;
 
 describe('tenant isolation: a token of account A against everything of account B', () => {
   test('no request with A’s token reads or changes anything of B', async () => {
-    const a = await accountWithToken(app, 'alpha', { plan: 'paid' });
-    const b = await accountWithToken(app, 'bravo', { plan: 'paid' });
+    const a = await accountWithToken(rq.app, 'alpha', { plan: 'paid' });
+    const b = await accountWithToken(rq.app, 'bravo', { plan: 'paid' });
     // B's state: queued, delayed and in-flight messages, a configured channel, a dead letter.
     await client
       .post(`${mb('orders')}/batch`)
@@ -88,7 +75,7 @@ describe('tenant isolation: a token of account A against everything of account B
     const bIds: string[] = [bPull.body.result.messages[0].id];
     const bTokenId = b.tokenId;
 
-    const socketA = await openSocket(wsUrl(app.baseUrl, `${mb('orders')}/subscribe`), a.auth);
+    const socketA = await openSocket(wsUrl(rq.app.baseUrl, `${mb('orders')}/subscribe`), a.auth);
     await socketA.waitFor((e) => e.type === 'subscribed');
     const bBefore = await accountState('bravo');
     const h = a.auth;
@@ -279,8 +266,8 @@ describe('tenant isolation: a token of account A against everything of account B
 
 describe('tokens', () => {
   test('a scoped token may use only its channels, over HTTP and WebSocket', async () => {
-    const scoped = await accountWithToken(app, 'alpha', { channels: ['allowed'] });
-    const full = await accountWithToken(app, 'alpha');
+    const scoped = await accountWithToken(rq.app, 'alpha', { channels: ['allowed'] });
+    const full = await accountWithToken(rq.app, 'alpha');
     await client.post(mb('secret')).set('Authorization', full.auth).send({ body: 'hidden' });
     const forbidden = err(403, 'this token may not use channel secret');
     for (const send of [
@@ -314,12 +301,12 @@ describe('tokens', () => {
     }
     const list = await client.get('/v1/relay/channels').set('Authorization', scoped.auth);
     expect(list.body.result.channels).toEqual([]);
-    const single = await upgradeRefusal(wsUrl(app.baseUrl, `${mb('secret')}/subscribe`), {
+    const single = await upgradeRefusal(wsUrl(rq.app.baseUrl, `${mb('secret')}/subscribe`), {
       Authorization: scoped.auth,
     });
     expect([single.status, single.body]).toEqual([403, forbidden]);
     const multi = await upgradeRefusal(
-      wsUrl(app.baseUrl, '/v1/relay/subscribe?channels=allowed,secret'),
+      wsUrl(rq.app.baseUrl, '/v1/relay/subscribe?channels=allowed,secret'),
       {
         Authorization: scoped.auth,
       },
@@ -330,7 +317,7 @@ describe('tokens', () => {
   });
 
   test('an expired token is refused', async () => {
-    const short = await accountWithToken(app, 'alpha', { expires_in_seconds: 1 });
+    const short = await accountWithToken(rq.app, 'alpha', { expires_in_seconds: 1 });
     expect((await client.get('/v1/relay/channels').set('Authorization', short.auth)).status).toBe(
       200,
     );
@@ -340,8 +327,8 @@ describe('tokens', () => {
   });
 
   test('a revoked token is refused from the next request on, and its WebSockets are closed with 1008', async () => {
-    const t = await accountWithToken(app, 'alpha');
-    const socket = await openSocket(wsUrl(app.baseUrl, `${mb('orders')}/subscribe`), t.auth);
+    const t = await accountWithToken(rq.app, 'alpha');
+    const socket = await openSocket(wsUrl(rq.app.baseUrl, `${mb('orders')}/subscribe`), t.auth);
     await socket.waitFor((e) => e.type === 'subscribed');
     const revoked = await client
       .delete(`/v1/admin/accounts/alpha/tokens/${t.tokenId}`)
@@ -378,7 +365,7 @@ describe('tokens', () => {
 
 describe('admin API', () => {
   test('only the admin token opens it', async () => {
-    const relay = await accountWithToken(app, 'alpha');
+    const relay = await accountWithToken(rq.app, 'alpha');
     const get = () => client.get('/v1/admin/accounts/alpha');
     expect((await get()).body).toEqual(
       err(401, 'missing Authorization header; send Authorization: Bearer <token>'),
@@ -401,7 +388,7 @@ describe('admin API', () => {
   });
 
   test('with RELAY_ADMIN_TOKEN unset every admin path is a 404', async () => {
-    const closed: TestApp = await startApp(redis, { RELAY_ADMIN_TOKEN: '' });
+    const closed: TestApp = await startApp(rq.redis, { RELAY_ADMIN_TOKEN: '' });
     try {
       for (const [method, path] of [
         ['get', '/v1/admin/accounts/alpha'],
@@ -428,14 +415,14 @@ describe('rate limiting per account', () => {
   let podX: TestApp;
   let podY: TestApp;
   beforeAll(async () => {
-    limited = await startApp(redis, {
+    limited = await startApp(rq.redis, {
       RELAY_RATE_LIMIT_PER_SECOND: '5',
       RELAY_RATE_LIMIT_BURST: '5',
     });
     // 6 requests per 6 s window: long enough that the test's requests share one window.
     const slow = { RELAY_RATE_LIMIT_PER_SECOND: '1', RELAY_RATE_LIMIT_BURST: '6' };
-    podX = await startApp(redis, slow);
-    podY = await startApp(redis, slow);
+    podX = await startApp(rq.redis, slow);
+    podY = await startApp(rq.redis, slow);
   });
   afterAll(async () => {
     await limited.close();
@@ -472,6 +459,12 @@ describe('rate limiting per account', () => {
         'rate limit exceeded: this account may make 5 requests per second in bursts of 5 (rate_limit_per_second 5, rate_limit_burst 5); retry after 1 s',
       ),
     );
+    // the accepted sends may have left a coalesced new_message pending: let the pod's own
+    // timer publish it first, so that the snapshot compares only what the refusals could change
+    await eventually(async () => {
+      const account = (await queueState('noisy'))['rq:{noisy}:account'] as Record<string, string>;
+      return !Object.entries(account).some(([f, v]) => f.startsWith('n:') && v.endsWith('|1'));
+    }, 5000);
     const before = await queueState('noisy');
     const again = await limited.http
       .post(mb('q'))
@@ -510,13 +503,13 @@ describe('rate limiting per account', () => {
   });
 
   test('rate limiting is off by default', async () => {
-    const t = await accountWithToken(app, 'alpha');
+    const t = await accountWithToken(rq.app, 'alpha');
     for (let i = 0; i < 30; i++) {
       expect((await client.get('/v1/relay/channels').set('Authorization', t.auth)).status).toBe(
         200,
       );
     }
-    expect(await redis.keys('rq:*:rate:*')).toEqual([]);
+    expect(await rq.redis.keys('rq:*:rate:*')).toEqual([]);
   });
 });
 
@@ -524,7 +517,11 @@ describe('secrets never in logs', () => {
   test('tokens, secrets, hashes, lease ids and bodies appear in no log line, at the most verbose level', async () => {
     const lines: string[] = [];
     const logger = createLogger('trace', { write: (line: string) => lines.push(line) });
-    const config = loadConfig({ ...redis.env, RELAY_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'trace' });
+    const config = loadConfig({
+      ...rq.redis.env,
+      RELAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      LOG_LEVEL: 'trace',
+    });
     const redisClient = createRedis(config.redis);
     const relay = buildApp({ config, redis: redisClient, logger });
     await relay.start();

@@ -8,30 +8,21 @@ import pino from 'pino';
 import { loadConfig } from '../../../src/config';
 import { MAX_CHANNELS_PER_SUBSCRIPTION } from '../../../src/ws/upgrade';
 import { runServer, type RunningServer } from '../../../src/server';
-import {
-  ADMIN_TOKEN,
-  accountWithToken,
-  eventually,
-  startListeningApp,
-  type ListeningApp,
-} from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { ADMIN_TOKEN, accountWithToken, eventually, startListeningApp } from '../../helpers/app';
+import { useRelay } from '../../helpers/useRelay';
 import { openSocket, upgradeRefusal, wsUrl, type TestSocket } from '../../helpers/wsSocket';
 
 jest.setTimeout(30_000);
 
-let redis: TestRedis;
-let app: ListeningApp;
 const sockets: TestSocket[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startListeningApp(redis, { RELAY_MAX_WS_CONNECTIONS_PER_TOKEN: '2' });
-});
+// declared first, so that the sockets close before useRelay() closes the pod
 afterAll(async () => {
   for (const s of sockets) await s.close();
-  await app.close();
-  await redis.stop();
+});
+const rq = useRelay({
+  listen: true,
+  env: { RELAY_MAX_WS_CONNECTIONS_PER_TOKEN: '2' },
+  flush: false,
 });
 
 const err = (status: number, message: string) => ({
@@ -43,7 +34,7 @@ const err = (status: number, message: string) => ({
 
 test('the running server has header and request timeouts and answers oversized headers with a 431 envelope', async () => {
   const config = loadConfig({
-    ...redis.env,
+    ...rq.redis.env,
     PORT: '0',
     METRICS_PORT: '0',
     HOST: '127.0.0.1',
@@ -79,8 +70,8 @@ test('the running server has header and request timeouts and answers oversized h
 });
 
 test('WebSocket connections per token are limited: 429 with Retry-After before the upgrade', async () => {
-  const t = await accountWithToken(app, 'acme');
-  const url = wsUrl(app.baseUrl, '/v1/relay/channels/orders/messages/subscribe');
+  const t = await accountWithToken(rq.app, 'acme');
+  const url = wsUrl(rq.app.baseUrl, '/v1/relay/channels/orders/messages/subscribe');
   sockets.push(await openSocket(url, t.auth), await openSocket(url, t.auth));
   const refused = await upgradeRefusal(url, { Authorization: t.auth });
   expect(refused.status).toBe(429);
@@ -92,7 +83,7 @@ test('WebSocket connections per token are limited: 429 with Retry-After before t
     ),
   );
   // Another token of the same account has its own allowance.
-  const other = await accountWithToken(app, 'acme');
+  const other = await accountWithToken(rq.app, 'acme');
   sockets.push(await openSocket(url, other.auth));
   // A closed connection frees its slot.
   await sockets[0].close();
@@ -107,11 +98,11 @@ test('WebSocket connections per token are limited: 429 with Retry-After before t
 });
 
 test('a multi-channel subscription lists at most 100 channels', async () => {
-  const t = await accountWithToken(app, 'multi');
+  const t = await accountWithToken(rq.app, 'multi');
   const ids = (n: number) => Array.from({ length: n }, (_, i) => `c${i}`).join(',');
   expect(MAX_CHANNELS_PER_SUBSCRIPTION).toBe(100);
   const refused = await upgradeRefusal(
-    wsUrl(app.baseUrl, `/v1/relay/subscribe?channels=${ids(101)}`),
+    wsUrl(rq.app.baseUrl, `/v1/relay/subscribe?channels=${ids(101)}`),
     {
       Authorization: t.auth,
     },
@@ -121,7 +112,7 @@ test('a multi-channel subscription lists at most 100 channels', async () => {
     err(400, 'channels must list at most 100 channel ids'),
   ]);
   const socket = await openSocket(
-    wsUrl(app.baseUrl, `/v1/relay/subscribe?channels=${ids(100)}`),
+    wsUrl(rq.app.baseUrl, `/v1/relay/subscribe?channels=${ids(100)}`),
     t.auth,
   );
   sockets.push(socket);
@@ -130,7 +121,7 @@ test('a multi-channel subscription lists at most 100 channels', async () => {
 });
 
 test('WebSocket upgrades count toward the account’s rate limit: 429 with Retry-After before the upgrade', async () => {
-  const limited = await startListeningApp(redis, {
+  const limited = await startListeningApp(rq.redis, {
     RELAY_RATE_LIMIT_PER_SECOND: '1',
     RELAY_RATE_LIMIT_BURST: '1',
   });

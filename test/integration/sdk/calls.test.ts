@@ -1,29 +1,12 @@
 import { RelayClient, RelayError } from '@relayq/client';
-import {
-  accountWithToken,
-  eventually,
-  startListeningApp,
-  type ListeningApp,
-} from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { accountWithToken, eventually } from '../../helpers/app';
+import { useRelay } from '../../helpers/useRelay';
 import { closedPort } from './support';
 
-let redis: TestRedis;
-let app: ListeningApp;
+const rq = useRelay({ listen: true, account: 'acme' });
 let client: RelayClient;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startListeningApp(redis);
-});
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-});
-beforeEach(async () => {
-  await redis.flush();
-  const { token } = await accountWithToken(app, 'acme');
-  client = new RelayClient({ url: app.baseUrl, token });
+beforeEach(() => {
+  client = new RelayClient({ url: rq.app.baseUrl, token: rq.token });
 });
 
 /** The RelayError a call throws. */
@@ -109,14 +92,14 @@ test('400: an out-of-range pull option and a bad channel id', async () => {
 });
 
 test('401: an unknown token', async () => {
-  const stranger = new RelayClient({ url: app.baseUrl, token: 'rq_nope' });
+  const stranger = new RelayClient({ url: rq.app.baseUrl, token: 'rq_nope' });
   const err = await failure(stranger.send('orders', { body: 1 }));
   expect([err.status, err.code, err.message]).toEqual([401, 401, 'invalid token']);
 });
 
 test('403: a token scoped to other channels', async () => {
-  const { token } = await accountWithToken(app, 'acme', { channels: ['alerts'] });
-  const scoped = new RelayClient({ url: app.baseUrl, token });
+  const { token } = await accountWithToken(rq.app, 'acme', { channels: ['alerts'] });
+  const scoped = new RelayClient({ url: rq.app.baseUrl, token });
   const err = await failure(scoped.pull('orders'));
   expect([err.status, err.code, err.message]).toEqual([
     403,
@@ -126,8 +109,8 @@ test('403: a token scoped to other channels', async () => {
 });
 
 test('404: a relay address with a wrong path', async () => {
-  const { token } = await accountWithToken(app, 'acme');
-  const lost = new RelayClient({ url: `${app.baseUrl}/wrong`, token });
+  const { token } = await accountWithToken(rq.app, 'acme');
+  const lost = new RelayClient({ url: `${rq.app.baseUrl}/wrong`, token });
   const err = await failure(lost.channels());
   expect([err.status, err.code]).toEqual([404, 404]);
   expect(err.message).toBe('no such endpoint: GET /wrong/v1/relay/channels');
@@ -166,7 +149,7 @@ test('the constructor refuses a missing token or an address that is not http(s)'
   expect(() => new RelayClient({ url: 'localhost:8080', token: 't' })).toThrow(
     'url must be an http:// or https:// address, not "localhost:8080"',
   );
-  expect(() => new RelayClient({ url: app.baseUrl, token: '' })).toThrow(
+  expect(() => new RelayClient({ url: rq.app.baseUrl, token: '' })).toThrow(
     'RelayClient needs a token',
   );
 });
@@ -192,7 +175,7 @@ test('subscribe: connected, then new_message for a send on any of its channels',
 });
 
 test('subscribe: a refused upgrade is a RelayError, and it keeps retrying', async () => {
-  const stranger = new RelayClient({ url: app.baseUrl, token: 'rq_nope' });
+  const stranger = new RelayClient({ url: rq.app.baseUrl, token: 'rq_nope' });
   const sub = stranger.subscribe('orders', { reconnect: { baseMs: 50, maxMs: 100 } });
   const errors: RelayError[] = [];
   sub.on('error', (err: RelayError) => errors.push(err));

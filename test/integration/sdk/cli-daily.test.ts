@@ -8,12 +8,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { RelayClient } from '@relayq/client';
-import { accountWithToken, startListeningApp, type ListeningApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { accountWithToken } from '../../helpers/app';
+import { useRelay } from '../../helpers/useRelay';
 import { CLI, CLIENT_CLI, ROOT, runCli, type CliRun } from './support';
 
-let redis: TestRedis;
-let app: ListeningApp;
 let token: string;
 let owner: string;
 let home: string;
@@ -26,22 +24,16 @@ const json = (run: CliRun) => {
   return JSON.parse(run.stdout);
 };
 
-beforeAll(async () => {
+beforeAll(() => {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
-  redis = await startRedis();
-  app = await startListeningApp(redis);
 }, 120_000);
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-});
+const rq = useRelay({ listen: true });
 beforeEach(async () => {
-  await redis.flush();
   home = mkdtempSync(path.join(os.tmpdir(), 'relayq-home-'));
-  ({ token } = await accountWithToken(app, 'acme', { channels: ['orders', 'orders-dlq'] }));
-  owner = (await app.relay.store.accounts.get('acme'))
+  ({ token } = await accountWithToken(rq.app, 'acme', { channels: ['orders', 'orders-dlq'] }));
+  owner = (await rq.app.relay.store.accounts.get('acme'))
     ? (
-        await app.http
+        await rq.app.http
           .post('/v1/admin/accounts/acme/tokens')
           .set('Authorization', 'Bearer test-admin-token-0123456789')
           .send({ role: 'owner', name: 'me' })
@@ -51,10 +43,10 @@ beforeEach(async () => {
 afterEach(() => rmSync(home, { recursive: true, force: true }));
 
 test('login saves a profile (mode 0600) that later commands use; --profile picks another', async () => {
-  const login = json(await client(['login', '--url', app.baseUrl, '--json'], {}, `${token}\n`));
+  const login = json(await client(['login', '--url', rq.app.baseUrl, '--json'], {}, `${token}\n`));
   expect(login).toMatchObject({
     profile: 'default',
-    url: app.baseUrl,
+    url: rq.app.baseUrl,
     account: 'acme',
     role: 'relay',
   });
@@ -65,7 +57,7 @@ test('login saves a profile (mode 0600) that later commands use; --profile picks
   const sent = json(await client(['send', 'orders', '{"n":1}', '--json']));
   expect(sent.id).toMatch(/^[0-9a-f-]{36}$/);
 
-  json(await client(['login', '--url', app.baseUrl, '--token', owner, '--profile', 'admin']));
+  json(await client(['login', '--url', rq.app.baseUrl, '--token', owner, '--profile', 'admin']));
   const profiles = json(await client(['profiles', '--json']));
   expect(profiles.current).toBe('admin');
   expect(profiles.profiles.map((p: { name: string }) => p.name).sort()).toEqual([
@@ -86,7 +78,7 @@ test('login saves a profile (mode 0600) that later commands use; --profile picks
   expect(JSON.stringify(me)).not.toContain(token.slice(20));
   // flags, then environment, then the profile
   const fromEnv = json(
-    await client(['whoami', '--json'], { RELAY_TOKEN: token, RELAY_URL: app.baseUrl }),
+    await client(['whoami', '--json'], { RELAY_TOKEN: token, RELAY_URL: rq.app.baseUrl }),
   );
   expect([fromEnv.role, fromEnv.source]).toEqual(['relay', 'environment']);
   expect(json(await client(['whoami', '--json'])).role).toBe('owner');
@@ -103,14 +95,14 @@ test('login saves a profile (mode 0600) that later commands use; --profile picks
 });
 
 test('login refuses a token the relay does not accept, and saves nothing', async () => {
-  const run = await client(['login', '--url', app.baseUrl, '--token', 'rq_wrong']);
+  const run = await client(['login', '--url', rq.app.baseUrl, '--token', 'rq_wrong']);
   expect(run).toEqual({ code: 1, stdout: '', stderr: 'relayq: invalid token (HTTP 401)\n' });
   expect(json(await client(['profiles', '--json'])).profiles).toEqual([]);
 });
 
 test('channels show, configure, purge, redrive and delete, each with --json', async () => {
-  const env = { RELAY_URL: app.baseUrl, RELAY_TOKEN: token };
-  const sdk = new RelayClient({ url: app.baseUrl, token });
+  const env = { RELAY_URL: rq.app.baseUrl, RELAY_TOKEN: token };
+  const sdk = new RelayClient({ url: rq.app.baseUrl, token });
   const configured = json(
     await client(
       [
@@ -157,7 +149,7 @@ test('channels show, configure, purge, redrive and delete, each with --json', as
 });
 
 test('account tokens: create, list and revoke with an owner token', async () => {
-  const env = { RELAY_URL: app.baseUrl, RELAY_TOKEN: owner };
+  const env = { RELAY_URL: rq.app.baseUrl, RELAY_TOKEN: owner };
   const created = json(
     await client(
       ['account', 'tokens', 'create', '--name', 'ci', '--channels', 'orders', '--json'],
@@ -173,13 +165,16 @@ test('account tokens: create, list and revoke with an owner token', async () => 
     id: created.id,
     revoked: true,
   });
-  const refused = await client(['account', 'show'], { RELAY_URL: app.baseUrl, RELAY_TOKEN: token });
+  const refused = await client(['account', 'show'], {
+    RELAY_URL: rq.app.baseUrl,
+    RELAY_TOKEN: token,
+  });
   expect(refused.code).toBe(1);
   expect(refused.stderr).toMatch(/^relayq: .*\(HTTP 403\)\n$/);
 });
 
 test('exit code 2 for usage errors, the same in both bins', async () => {
-  const env = { RELAY_URL: app.baseUrl, RELAY_TOKEN: token };
+  const env = { RELAY_URL: rq.app.baseUrl, RELAY_TOKEN: token };
   for (const cli of [CLI, CLIENT_CLI]) {
     const unknown = await runCli(cli, ['frobnicate'], env);
     expect([unknown.code, unknown.stdout]).toEqual([2, '']);

@@ -4,18 +4,10 @@ import { mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync }
 import os from 'node:os';
 import path from 'node:path';
 import { RelayClient } from '@relayq/client';
-import {
-  accountWithToken,
-  eventually,
-  startListeningApp,
-  type ListeningApp,
-} from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { eventually } from '../../helpers/app';
+import { useRelay } from '../../helpers/useRelay';
 import { CLI, closedPort, jsonLines, ROOT, runCli, type CliRun } from './support';
 
-let redis: TestRedis;
-let app: ListeningApp;
-let token: string;
 let dir: string;
 
 function relayq(
@@ -25,7 +17,7 @@ function relayq(
   return runCli(
     CLI,
     args,
-    { RELAY_URL: app.baseUrl, RELAY_TOKEN: token, XDG_CONFIG_HOME: dir, ...options.env },
+    { RELAY_URL: rq.app.baseUrl, RELAY_TOKEN: rq.token, XDG_CONFIG_HOME: dir, ...options.env },
     options.input,
   );
 }
@@ -33,21 +25,12 @@ function relayq(
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const lines = (text: string) => jsonLines(text) as any[];
 
-beforeAll(async () => {
+beforeAll(() => {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
-  redis = await startRedis();
-  app = await startListeningApp(redis);
   dir = mkdtempSync(path.join(os.tmpdir(), 'relayq-cli-'));
 }, 120_000);
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
-beforeEach(async () => {
-  await redis.flush();
-  ({ token } = await accountWithToken(app, 'acme'));
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const rq = useRelay({ listen: true, account: 'acme' });
 
 test('send (argument, @file, stdin), pull, ack and channels, as JSON lines when piped', async () => {
   const one = await relayq([
@@ -154,7 +137,7 @@ test('tail --ack piped into a file while send runs: every message appears once a
   const out = path.join(dir, 'tail.jsonl');
   const fd = openSync(out, 'w');
   const tail = spawn(process.execPath, [CLI, 'tail', 'feed', 'other', '--ack'], {
-    env: { PATH: process.env.PATH ?? '', RELAY_URL: app.baseUrl, RELAY_TOKEN: token },
+    env: { PATH: process.env.PATH ?? '', RELAY_URL: rq.app.baseUrl, RELAY_TOKEN: rq.token },
     stdio: ['ignore', fd, 'pipe'],
   });
   let stderr = '';
@@ -181,15 +164,17 @@ test('tail --ack piped into a file while send runs: every message appears once a
   const got = printed();
   expect(got.map((m) => m.id).sort()).toEqual([...sent].sort());
   expect(new Set(got.map((m) => m.channel))).toEqual(new Set(['feed', 'other']));
-  const client = new RelayClient({ url: app.baseUrl, token });
+  const client = new RelayClient({ url: rq.app.baseUrl, token: rq.token });
   const { channels } = await client.channels();
   for (const c of channels) expect([c.id, c.queued, c.inFlight]).toEqual([c.id, 0, 0]);
 }, 60_000);
 
 test('tail without --ack prints each message once and leaves it in the channel', async () => {
-  const { id } = await new RelayClient({ url: app.baseUrl, token }).send('peek', { body: 'look' });
+  const { id } = await new RelayClient({ url: rq.app.baseUrl, token: rq.token }).send('peek', {
+    body: 'look',
+  });
   const tail = spawn(process.execPath, [CLI, 'tail', 'peek', '--visibility', '1000'], {
-    env: { PATH: process.env.PATH ?? '', RELAY_URL: app.baseUrl, RELAY_TOKEN: token },
+    env: { PATH: process.env.PATH ?? '', RELAY_URL: rq.app.baseUrl, RELAY_TOKEN: rq.token },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -200,7 +185,7 @@ test('tail without --ack prints each message once and leaves it in the channel',
   tail.kill('SIGTERM');
   expect(await exited).toBe(0);
   expect(lines(stdout).map((m) => [m.id, m.body])).toEqual([[id, 'look']]);
-  const { channels } = await new RelayClient({ url: app.baseUrl, token }).channels();
+  const { channels } = await new RelayClient({ url: rq.app.baseUrl, token: rq.token }).channels();
   expect(channels.find((c) => c.id === 'peek')).toMatchObject({ queued: expect.any(Number) });
   expect(channels[0].queued + channels[0].inFlight).toBe(1);
 }, 30_000);

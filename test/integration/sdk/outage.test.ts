@@ -8,20 +8,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { RelayClient, RelayError, type AckResult, type PullResult } from '@relayq/client';
-import {
-  accountWithToken,
-  eventually,
-  sleep,
-  startListeningApp,
-  type ListeningApp,
-} from '../../helpers/app';
-import { startSingleRedis, type SingleTestRedis } from '../../helpers/redis';
+import { accountWithToken, eventually, sleep } from '../../helpers/app';
+import { startSingleRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 
 const UNAVAILABLE = 'the queue store is unavailable; the request had no effect and may be retried';
 
-let dir: string;
-let redis: SingleTestRedis;
-let app: ListeningApp;
+let dir = '';
+const rq = useRelay({
+  listen: true,
+  flush: false,
+  redis: () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'relayq-sdk-'));
+    return startSingleRedis(['--dir', dir, '--save', '3600 1']);
+  },
+});
 let token: string;
 let calls: number;
 
@@ -32,7 +33,7 @@ const counting: typeof fetch = (input, init) => {
 
 function client(): RelayClient {
   return new RelayClient({
-    url: app.baseUrl,
+    url: rq.app.baseUrl,
     token,
     fetch: counting,
     retry: { attempts: 40, baseMs: 100, maxMs: 300 },
@@ -41,24 +42,17 @@ function client(): RelayClient {
 
 /** Stops Redis, runs `during`, brings Redis back after `outageMs`. */
 async function outage(outageMs: number, during: () => Promise<void> = async () => undefined) {
-  await redis.pause();
-  const back = sleep(outageMs).then(() => redis.resume());
+  await rq.redis.pause();
+  const back = sleep(outageMs).then(() => rq.redis.resume());
   await during();
   await back;
-  await eventually(async () => (await fetch(`${app.baseUrl}/readyz`)).status === 200, 10_000);
+  await eventually(async () => (await fetch(`${rq.app.baseUrl}/readyz`)).status === 200, 10_000);
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'relayq-sdk-'));
-  redis = await startSingleRedis(['--dir', dir, '--save', '3600 1']);
-  app = await startListeningApp(redis);
-  ({ token } = await accountWithToken(app, 'acme'));
+  ({ token } = await accountWithToken(rq.app, 'acme'));
 });
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 beforeEach(() => {
   calls = 0;
 });
@@ -92,7 +86,7 @@ test('a send without dedupId is retried through a 503 (nothing was stored) and s
 
 test('when the retry budget is spent, the 503 is thrown as a RelayError', async () => {
   const c = new RelayClient({
-    url: app.baseUrl,
+    url: rq.app.baseUrl,
     token,
     fetch: counting,
     retry: { attempts: 2, baseMs: 10, maxMs: 20 },

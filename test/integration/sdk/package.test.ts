@@ -9,14 +9,12 @@ import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { accountWithToken, startListeningApp, type ListeningApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { accountWithToken } from '../../helpers/app';
+import { useRelay } from '../../helpers/useRelay';
 import { ROOT, runCli } from './support';
 
 const SERVER_PACKAGES = ['express', 'ioredis', 'pino', 'prom-client', 'ajv', 'relayq'];
 
-let redis: TestRedis;
-let app: ListeningApp;
 let dir: string;
 
 /** Async, so that the relay in this process answers while the script runs. */
@@ -29,16 +27,11 @@ const npm = (args: string[], cwd: string) =>
     encoding: 'utf8',
   });
 
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startListeningApp(redis);
+const rq = useRelay({ listen: true, flush: false });
+beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'relayq-app-'));
-}, 60_000);
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test('npm pack, install into an empty project, use it against a relay', async () => {
   // built without --clean, packed without prepack: other test files may run the CLI meanwhile
@@ -81,7 +74,7 @@ test('npm pack, install into an empty project, use it against a relay', async ()
   expect([...names].sort()).toEqual(['@relayq/client', 'commander', 'ws']);
   for (const server of SERVER_PACKAGES) expect(names.has(server)).toBe(false);
 
-  const { token } = await accountWithToken(app, 'acme');
+  const { token } = await accountWithToken(rq.app, 'acme');
   writeFileSync(
     path.join(project, 'use.mjs'),
     `import { RelayClient, RelayError } from '@relayq/client';
@@ -109,7 +102,7 @@ new RelayClient({ url: process.env.RELAY_URL, token: process.env.RELAY_TOKEN })
   .channels().then((list) => console.log(JSON.stringify(list)));
 `,
   );
-  const env = { ...process.env, RELAY_URL: app.baseUrl, RELAY_TOKEN: token };
+  const env = { ...process.env, RELAY_URL: rq.app.baseUrl, RELAY_TOKEN: token };
   const esmRun = await node('use.mjs', project, env);
   expect(JSON.parse(esmRun)).toEqual({
     sent: true,
@@ -124,7 +117,7 @@ new RelayClient({ url: process.env.RELAY_URL, token: process.env.RELAY_TOKEN })
 
   const bin = path.join(project, 'node_modules/.bin/relayq-client');
   const run = await runCli(bin, ['channels', 'list', '--json'], {
-    RELAY_URL: app.baseUrl,
+    RELAY_URL: rq.app.baseUrl,
     RELAY_TOKEN: token,
     XDG_CONFIG_HOME: dir,
   });

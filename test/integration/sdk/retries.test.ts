@@ -5,12 +5,8 @@
  * names before camelCase still work against a real relay.
  */
 import { RelayClient, RelayError } from '@relayq/client';
-import { accountWithToken, startListeningApp, type ListeningApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 
-let redis: TestRedis;
-let app: ListeningApp;
-let token: string;
 let calls: { status: number; at: number }[];
 
 const counting: typeof fetch = async (input, init) => {
@@ -19,27 +15,19 @@ const counting: typeof fetch = async (input, init) => {
   return res;
 };
 
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startListeningApp(redis, {
-    RELAY_RATE_LIMIT_PER_SECOND: '1',
-    RELAY_RATE_LIMIT_BURST: '1',
-  });
+const rq = useRelay({
+  listen: true,
+  env: { RELAY_RATE_LIMIT_PER_SECOND: '1', RELAY_RATE_LIMIT_BURST: '1' },
+  account: 'acme',
 });
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-});
-beforeEach(async () => {
-  await redis.flush();
-  ({ token } = await accountWithToken(app, 'acme'));
+beforeEach(() => {
   calls = [];
 });
 
 test('a 429 is retried after its Retry-After, a plain send included, and the message stored once', async () => {
   const client = new RelayClient({
-    url: app.baseUrl,
-    token,
+    url: rq.app.baseUrl,
+    token: rq.token,
     fetch: counting,
     retry: { attempts: 4 },
   });
@@ -61,8 +49,8 @@ test('a 429 is retried after its Retry-After, a plain send included, and the mes
 
 test('once the budget is spent, the 429 is a RelayError with status, code, message and retryAfterMs', async () => {
   const client = new RelayClient({
-    url: app.baseUrl,
-    token,
+    url: rq.app.baseUrl,
+    token: rq.token,
     fetch: counting,
     retry: { attempts: 1 },
   });
@@ -85,7 +73,7 @@ test('once the budget is spent, the 429 is a RelayError with status, code, messa
 });
 
 test('code written for the snake_case names keeps working (deprecated aliases)', async () => {
-  const client = new RelayClient({ url: app.baseUrl, token, retry: { attempts: 10 } });
+  const client = new RelayClient({ url: rq.app.baseUrl, token: rq.token, retry: { attempts: 10 } });
   await client.send('old', { body: 'x', content_type: 'text', dedup_id: 'd1' });
   const pulled = await client.pull('old', { batch_size: 1, visibility_timeout_ms: 60_000 });
   const [m] = pulled.messages;

@@ -2,8 +2,9 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { ADMIN_TOKEN, startListeningApp, type ListeningApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { ADMIN_TOKEN, type ListeningApp } from '../../helpers/app';
+import type { TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 import { accountId, client } from '../ext/client';
 
 export const SQS_KEY = 'sqs-test-server-key-0123456789abcdef';
@@ -17,19 +18,14 @@ export interface SqsPods {
 const clients: SQSClient[] = [];
 
 export function useSqsPods(env: Record<string, string> = {}): SqsPods {
-  const pods = {} as SqsPods;
-  beforeAll(async () => {
-    pods.redis = await startRedis();
-    pods.a = await startListeningApp(pods.redis, { RELAY_SQS_SECRET_KEY: SQS_KEY, ...env });
-    pods.b = await startListeningApp(pods.redis, { RELAY_SQS_SECRET_KEY: SQS_KEY, ...env });
+  const pods = useRelay({
+    pods: 2,
+    listen: true,
+    env: { RELAY_SQS_SECRET_KEY: SQS_KEY, ...env },
+    flush: false,
   });
   afterEach(() => {
     for (const c of clients.splice(0)) c.destroy();
-  });
-  afterAll(async () => {
-    await pods.a?.close();
-    await pods.b?.close();
-    await pods.redis?.stop();
   });
   return pods;
 }

@@ -8,14 +8,8 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { RelayClient } from '@relayq/client';
-import {
-  accountWithToken,
-  eventually,
-  sleep,
-  startListeningApp,
-  type ListeningApp,
-} from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { eventually, sleep } from '../../helpers/app';
+import { useRelay } from '../../helpers/useRelay';
 import { createHook, deliver, hmacHex } from './hooks';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -61,26 +55,14 @@ async function startTarget(
   };
 }
 
-let redis: TestRedis;
-let app: ListeningApp;
-let token: string;
-let auth: string;
-let client: RelayClient;
-
-beforeAll(async () => {
-  // the root CLI with the client package it requires (its forward command)
+// the root CLI with the client package it requires (its forward command)
+beforeAll(() => {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
-  redis = await startRedis();
-  app = await startListeningApp(redis);
 }, 120_000);
-afterAll(async () => {
-  await app.close();
-  await redis.stop();
-});
-beforeEach(async () => {
-  await redis.flush();
-  ({ token, auth } = await accountWithToken(app, 'fwd'));
-  client = new RelayClient({ url: app.baseUrl, token });
+const rq = useRelay({ listen: true, account: 'fwd' });
+let client: RelayClient;
+beforeEach(() => {
+  client = new RelayClient({ url: rq.app.baseUrl, token: rq.token });
 });
 
 interface Forwarder {
@@ -92,7 +74,7 @@ interface Forwarder {
 
 function startForward(channel: string, to: string, extra: string[] = []): Forwarder {
   const child = spawn(process.execPath, [CLI, 'forward', channel, '--to', to, '--json', ...extra], {
-    env: { PATH: process.env.PATH ?? '', RELAY_URL: app.baseUrl, RELAY_TOKEN: token },
+    env: { PATH: process.env.PATH ?? '', RELAY_URL: rq.app.baseUrl, RELAY_TOKEN: rq.token },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -110,26 +92,26 @@ const reports = (text: string) =>
     .map((l) => JSON.parse(l));
 
 async function backlog(channel: string): Promise<number> {
-  const res = await app.http.get(`/v1/relay/channels/${channel}`).set('Authorization', auth);
+  const res = await rq.app.http.get(`/v1/relay/channels/${channel}`).set('Authorization', rq.auth);
   return res.body.result.queued + res.body.result.delayed + res.body.result.in_flight;
 }
 
 test('what arrived while offline is delivered on start: method, query, headers and exact bytes', async () => {
-  const hook = await createHook(app, auth, 'orders', {
+  const hook = await createHook(rq.app, rq.auth, 'orders', {
     verify: { scheme: 'github', secret: SECRET },
   });
   const json = '{ "action":"opened",\n  "number" : 1.0 }';
   const binary = Buffer.from([0x00, 0xff, 0xfe, 0x80, 0x7f]);
   const sign = (b: string | Buffer) => `sha256=${hmacHex(SECRET, b)}`;
   const sent = [
-    await deliver(app, `${hook.path}?a=1&b=%20`, json, {
+    await deliver(rq.app, `${hook.path}?a=1&b=%20`, json, {
       'Content-Type': 'application/json',
       'X-Hub-Signature-256': sign(json),
       'X-GitHub-Event': 'pull_request',
       'X-GitHub-Delivery': 'd-1',
     }),
-    await deliver(app, hook.path, binary, { 'X-Hub-Signature-256': sign(binary) }, 'PUT'),
-    await deliver(app, hook.path, '', { 'X-Hub-Signature-256': sign('') }),
+    await deliver(rq.app, hook.path, binary, { 'X-Hub-Signature-256': sign(binary) }, 'PUT'),
+    await deliver(rq.app, hook.path, '', { 'X-Hub-Signature-256': sign('') }),
   ].map((r) => r.body.result.id as string);
   const plain = await client.send('orders', { body: { plain: true } });
   const text = await client.send('orders', { body: 'hello', contentType: 'text' });
@@ -193,14 +175,14 @@ test('what arrived while offline is delivered on start: method, query, headers a
 }, 60_000);
 
 test('a webhook that arrives while forward runs is delivered at once (new_message wakes it)', async () => {
-  const hook = await createHook(app, auth, 'live');
+  const hook = await createHook(rq.app, rq.auth, 'live');
   const target = await startTarget();
   const fwd = startForward('live', target.url);
   try {
     // a first delivery shows the forwarder is up and has caught up
-    await deliver(app, hook.path, 'warm-up');
+    await deliver(rq.app, hook.path, 'warm-up');
     await eventually(() => target.received.length === 1, 20_000, 20);
-    const sent = await deliver(app, `${hook.path}?x=1`, 'ping', { 'X-Event': 'ping' });
+    const sent = await deliver(rq.app, `${hook.path}?x=1`, 'ping', { 'X-Event': 'ping' });
     // the fallback pull runs every 10 s: within 5 s it was woken by its subscription
     await eventually(() => target.received.length === 2, 5_000, 20);
     const r = target.received[1];
@@ -257,9 +239,9 @@ test('a refused connection is a failed delivery: reported, and the message hande
 }, 60_000);
 
 test('after the channel max attempts, a failing message is dead-lettered', async () => {
-  await app.http
+  await rq.app.http
     .put('/v1/relay/channels/jobs')
-    .set('Authorization', auth)
+    .set('Authorization', rq.auth)
     .send({ max_attempts: 2, dead_letter_channel: 'jobs-dlq' });
   const { id } = await client.send('jobs', { body: 1 });
   const target = await startTarget(() => 503);

@@ -4,48 +4,30 @@
  * are announced within about a second of the due time, once per due time (not
  * once per pod), and an all-delayed send announces nothing at send time.
  */
-import { accountWithToken, sleep, startListeningApp, type ListeningApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { accountWithToken, sleep } from '../../helpers/app';
+import { useRelay } from '../../helpers/useRelay';
 import { closeClients, newMessage, subscribe, type Subscriber } from '../../helpers/ws';
-
-let redis: TestRedis;
-let podA: ListeningApp;
-let podB: ListeningApp;
 
 // Generous for a shared 2-core machine; the service's own target is 1 s.
 const SLACK_MS = 1800;
 
-beforeAll(async () => {
-  redis = await startRedis();
-  // The production default sweep interval, not the helpers' faster one.
-  const env = { RELAY_SWEEP_INTERVAL_MS: '200' };
-  podA = await startListeningApp(redis, env);
-  podB = await startListeningApp(redis, env);
-});
-afterEach(async () => {
-  await closeClients();
-  await redis.flush();
-});
-afterAll(async () => {
-  await closeClients();
-  await podA?.close();
-  await podB?.close();
-  await redis?.stop();
-});
+// The production default sweep interval, not the helpers' faster one.
+const rq = useRelay({ pods: 2, listen: true, env: { RELAY_SWEEP_INTERVAL_MS: '200' } });
+afterEach(() => closeClients());
 
 const path = '/v1/relay/channels/orders/messages/subscribe';
 
 /** One subscriber on each pod, plus a second one on pod A. */
 async function subscribers(auth: string): Promise<Subscriber[]> {
   return Promise.all([
-    subscribe(podA, path, auth),
-    subscribe(podB, path, auth),
-    subscribe(podA, '/v1/relay/subscribe?channels=orders', auth),
+    subscribe(rq.a, path, auth),
+    subscribe(rq.b, path, auth),
+    subscribe(rq.a, '/v1/relay/subscribe?channels=orders', auth),
   ]);
 }
 
 async function pull(auth: string, body: object = {}) {
-  const res = await podB.http
+  const res = await rq.b.http
     .post('/v1/relay/channels/orders/messages/pull')
     .set('Authorization', auth)
     .send(body);
@@ -54,11 +36,11 @@ async function pull(auth: string, body: object = {}) {
 }
 
 test('a delayed message: no event at send, one event per subscriber within ~1 s of the end of the delay', async () => {
-  const { auth } = await accountWithToken(podA, 'acme');
+  const { auth } = await accountWithToken(rq.a, 'acme');
   const subs = await subscribers(auth);
 
   const sentAt = Date.now();
-  const sent = await podA.http
+  const sent = await rq.a.http
     .post('/v1/relay/channels/orders/messages')
     .set('Authorization', auth)
     .send({ body: 'later', delay_seconds: 1 });
@@ -81,9 +63,9 @@ test('a delayed message: no event at send, one event per subscriber within ~1 s 
 });
 
 test('a re-queued message (lease ended unacknowledged): one event per subscriber within ~1 s of the lease end', async () => {
-  const { auth } = await accountWithToken(podA, 'acme');
+  const { auth } = await accountWithToken(rq.a, 'acme');
   const subs = await subscribers(auth);
-  await podA.http
+  await rq.a.http
     .post('/v1/relay/channels/orders/messages')
     .set('Authorization', auth)
     .send({ body: 'x' });
@@ -109,10 +91,10 @@ test('a re-queued message (lease ended unacknowledged): one event per subscriber
 });
 
 test('a batch: one event for its immediate messages, then one per distinct due time of its delayed ones', async () => {
-  const { auth } = await accountWithToken(podA, 'acme');
+  const { auth } = await accountWithToken(rq.a, 'acme');
   const subs = await subscribers(auth);
   const sentAt = Date.now();
-  const res = await podB.http
+  const res = await rq.b.http
     .post('/v1/relay/channels/orders/messages/batch')
     .set('Authorization', auth)
     .send({
@@ -143,10 +125,10 @@ test('a batch: one event for its immediate messages, then one per distinct due t
 });
 
 test('an all-delayed batch (batch-level delay_seconds) sends no event at send time', async () => {
-  const { auth } = await accountWithToken(podA, 'acme');
+  const { auth } = await accountWithToken(rq.a, 'acme');
   const subs = await subscribers(auth);
   const sentAt = Date.now();
-  const res = await podA.http
+  const res = await rq.a.http
     .post('/v1/relay/channels/orders/messages/batch')
     .set('Authorization', auth)
     .send({ delay_seconds: 1, messages: [{ body: 1 }, { body: 2 }, { body: 3 }] });

@@ -2,17 +2,12 @@
  * new_message fan-out across pods: two app instances over one Redis, a
  * subscriber on one hears sends handled by the other; one event per send
  * request and channel; multi-channel subscriptions; account isolation; one
- * Redis subscription per account and pod, dropped with the last subscriber.
+ * Redis subscription per account and pod, dropped with the last subscriber;
+ * a subscriber that left is out of its channels' index.
  */
-import {
-  accountWithToken,
-  eventually,
-  sleep,
-  startListeningApp,
-  type ListeningApp,
-} from '../../helpers/app';
+import { accountWithToken, eventually, sleep, type ListeningApp } from '../../helpers/app';
 import WebSocket from 'ws';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 import {
   closeClients,
   countEvents,
@@ -21,31 +16,17 @@ import {
   type Subscriber,
 } from '../../helpers/ws';
 
-let redis: TestRedis;
-let podA: ListeningApp;
-let podB: ListeningApp;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  const env = { RELAY_MAX_WS_CONNECTIONS_PER_TOKEN: '600' };
-  podA = await startListeningApp(redis, env);
-  podB = await startListeningApp(redis, env);
+const rq = useRelay({
+  pods: 2,
+  listen: true,
+  env: { RELAY_MAX_WS_CONNECTIONS_PER_TOKEN: '600' },
 });
-afterEach(async () => {
-  await closeClients();
-  await redis.flush();
-});
-afterAll(async () => {
-  await closeClients();
-  await podA?.close();
-  await podB?.close();
-  await redis?.stop();
-});
+afterEach(() => closeClients());
 
 const one = (path: string) => `/v1/relay/channels/${path}/messages/subscribe`;
 /** Sum of SSUBSCRIBE subscribers of the account's event channel over every master. */
 async function shardSubscribers(account: string): Promise<number> {
-  const counts = await redis.eachMaster(async (node) => {
+  const counts = await rq.redis.eachMaster(async (node) => {
     const reply = (await node.call('PUBSUB', 'SHARDNUMSUB', `rq:{${account}}:events`)) as [
       string,
       number,
@@ -65,16 +46,16 @@ async function send(app: ListeningApp, auth: string, channel: string, body: unkn
 }
 
 test('a subscriber on pod B hears a send handled by pod A, and can pull the message', async () => {
-  const { auth } = await accountWithToken(podA, 'acme');
-  const sub = await subscribe(podB, one('orders'), auth);
+  const { auth } = await accountWithToken(rq.a, 'acme');
+  const sub = await subscribe(rq.b, one('orders'), auth);
   expect(sub.hello).toEqual({ type: 'subscribed', channelId: 'orders', at: sub.hello.at });
 
-  const sent = await send(podA, auth, 'orders', { n: 1 });
+  const sent = await send(rq.a, auth, 'orders', { n: 1 });
   const event = await sub.waitFor(newMessage('orders'));
   expect(event).toEqual({ type: 'new_message', channelId: 'orders', at: event.at });
 
   // The event is a notification only: the message is there to pull when it arrives.
-  const pulled = await podB.http
+  const pulled = await rq.b.http
     .post('/v1/relay/channels/orders/messages/pull')
     .set('Authorization', auth)
     .send({});
@@ -84,10 +65,10 @@ test('a subscriber on pod B hears a send handled by pod A, and can pull the mess
 });
 
 test('a subscriber on the sending pod hears it too, and both pods hear one event each', async () => {
-  const { auth } = await accountWithToken(podA, 'acme');
-  const onA = await subscribe(podA, one('orders'), auth);
-  const onB = await subscribe(podB, one('orders'), auth);
-  await send(podB, auth, 'orders');
+  const { auth } = await accountWithToken(rq.a, 'acme');
+  const onA = await subscribe(rq.a, one('orders'), auth);
+  const onB = await subscribe(rq.b, one('orders'), auth);
+  await send(rq.b, auth, 'orders');
   await onA.waitFor(newMessage('orders'));
   await onB.waitFor(newMessage('orders'));
   await sleep(400);
@@ -95,10 +76,28 @@ test('a subscriber on the sending pod hears it too, and both pods hear one event
   expect(onB.events).toHaveLength(1);
 });
 
+test('when a subscriber leaves, the others on its channels still get one event each', async () => {
+  const { auth } = await accountWithToken(rq.a, 'acme');
+  const left = await subscribe(rq.a, one('orders'), auth);
+  const stays = await subscribe(rq.a, one('orders'), auth);
+  const multi = await subscribe(rq.a, '/v1/relay/subscribe?channels=orders,alerts', auth);
+  await left.close();
+  await send(rq.b, auth, 'orders');
+  await send(rq.b, auth, 'alerts');
+  await stays.waitFor(newMessage('orders'));
+  await multi.waitFor(newMessage('orders'));
+  await multi.waitFor(newMessage('alerts'));
+  await sleep(400);
+  expect(stays.events).toHaveLength(1);
+  expect(countEvents(multi.events, newMessage('orders'))).toBe(1);
+  expect(countEvents(multi.events, newMessage('alerts'))).toBe(1);
+  expect(rq.a.relay.events.subscribedAccounts()).toBe(1);
+});
+
 test('a batch send yields exactly one event', async () => {
-  const { auth } = await accountWithToken(podA, 'acme');
-  const sub = await subscribe(podB, one('orders'), auth);
-  const res = await podA.http
+  const { auth } = await accountWithToken(rq.a, 'acme');
+  const sub = await subscribe(rq.b, one('orders'), auth);
+  const res = await rq.a.http
     .post('/v1/relay/channels/orders/messages/batch')
     .set('Authorization', auth)
     .send({ messages: [{ body: 1 }, { body: 2 }, { body: 3 }, { body: 4 }, { body: 5 }] });
@@ -109,28 +108,28 @@ test('a batch send yields exactly one event', async () => {
   expect(sub.events).toHaveLength(1);
 
   // Two separate sends are two requests: two events.
-  await send(podA, auth, 'orders');
-  await send(podA, auth, 'orders');
+  await send(rq.a, auth, 'orders');
+  await send(rq.a, auth, 'orders');
   await eventually(() => sub.events.length === 3);
   await sleep(400);
   expect(sub.events).toHaveLength(3);
 });
 
 test('multi-channel: subscribed lists the channels deduplicated in the order given; events name their channel', async () => {
-  const { auth } = await accountWithToken(podA, 'acme', { plan: 'paid' });
-  const sub = await subscribe(podB, '/v1/relay/subscribe?channels=zeta,alpha,zeta,m.1,alpha', auth);
+  const { auth } = await accountWithToken(rq.a, 'acme', { plan: 'paid' });
+  const sub = await subscribe(rq.b, '/v1/relay/subscribe?channels=zeta,alpha,zeta,m.1,alpha', auth);
   expect(sub.hello).toEqual({
     type: 'subscribed',
     channels: ['zeta', 'alpha', 'm.1'],
     at: sub.hello.at,
   });
 
-  await send(podA, auth, 'alpha');
+  await send(rq.a, auth, 'alpha');
   await sub.waitFor(newMessage('alpha'));
-  await send(podA, auth, 'not-subscribed');
-  await send(podA, auth, 'm.1');
+  await send(rq.a, auth, 'not-subscribed');
+  await send(rq.a, auth, 'm.1');
   await sub.waitFor(newMessage('m.1'));
-  await send(podA, auth, 'zeta');
+  await send(rq.a, auth, 'zeta');
   await sub.waitFor(newMessage('zeta'));
   await sleep(400);
   expect(sub.events.map((e) => [e.type, e.channelId])).toEqual([
@@ -141,18 +140,18 @@ test('multi-channel: subscribed lists the channels deduplicated in the order giv
 });
 
 test("no events for another account's channel of the same name", async () => {
-  const acme = await accountWithToken(podA, 'acme');
-  const beta = await accountWithToken(podA, 'beta');
-  const acmeSub = await subscribe(podB, one('orders'), acme.auth);
-  const betaSub = await subscribe(podA, '/v1/relay/subscribe?channels=orders', beta.auth);
+  const acme = await accountWithToken(rq.a, 'acme');
+  const beta = await accountWithToken(rq.a, 'beta');
+  const acmeSub = await subscribe(rq.b, one('orders'), acme.auth);
+  const betaSub = await subscribe(rq.a, '/v1/relay/subscribe?channels=orders', beta.auth);
 
-  await send(podA, beta.auth, 'orders');
+  await send(rq.a, beta.auth, 'orders');
   await betaSub.waitFor(newMessage('orders'));
-  await send(podB, acme.auth, 'other');
+  await send(rq.b, acme.auth, 'other');
   await sleep(500);
   expect(acmeSub.events).toEqual([]);
 
-  await send(podB, acme.auth, 'orders');
+  await send(rq.b, acme.auth, 'orders');
   await acmeSub.waitFor(newMessage('orders'));
   await sleep(300);
   expect(betaSub.events).toHaveLength(1);
@@ -160,37 +159,37 @@ test("no events for another account's channel of the same name", async () => {
 });
 
 test('a send made right after subscribed arrives is never missed (fresh Redis subscription each time)', async () => {
-  const { auth } = await accountWithToken(podA, 'acme');
+  const { auth } = await accountWithToken(rq.a, 'acme');
   for (let i = 0; i < 15; i++) {
     // No other subscriber of the account: each connection makes pod B subscribe anew,
     // right after the previous one made it unsubscribe.
-    const sub = await subscribe(podB, one('orders'), auth);
-    await send(podA, auth, 'orders', i);
+    const sub = await subscribe(rq.b, one('orders'), auth);
+    await send(rq.a, auth, 'orders', i);
     await sub.waitFor(newMessage('orders'), 3000);
     await sub.close();
   }
   // Two connecting at once share one pending Redis subscription; both must hear the send.
   const [x, y] = await Promise.all([
-    subscribe(podB, one('orders'), auth),
-    subscribe(podB, one('orders'), auth),
+    subscribe(rq.b, one('orders'), auth),
+    subscribe(rq.b, one('orders'), auth),
   ]);
-  await send(podA, auth, 'orders');
+  await send(rq.a, auth, 'orders');
   await x.waitFor(newMessage('orders'));
   await y.waitFor(newMessage('orders'));
 });
 
 test('each pod holds one Redis subscription per account and drops it when the last subscriber leaves', async () => {
-  const acme = await accountWithToken(podA, 'acme', { plan: 'paid' });
-  const beta = await accountWithToken(podA, 'beta');
+  const acme = await accountWithToken(rq.a, 'acme', { plan: 'paid' });
+  const beta = await accountWithToken(rq.a, 'beta');
   const subs = await Promise.all([
-    subscribe(podA, one('orders'), acme.auth),
-    subscribe(podA, one('alerts'), acme.auth),
-    subscribe(podA, '/v1/relay/subscribe?channels=orders,alerts', acme.auth),
-    subscribe(podB, one('orders'), acme.auth),
-    subscribe(podB, one('orders'), beta.auth),
+    subscribe(rq.a, one('orders'), acme.auth),
+    subscribe(rq.a, one('alerts'), acme.auth),
+    subscribe(rq.a, '/v1/relay/subscribe?channels=orders,alerts', acme.auth),
+    subscribe(rq.b, one('orders'), acme.auth),
+    subscribe(rq.b, one('orders'), beta.auth),
   ]);
-  expect(podA.relay.events.subscribedAccounts()).toBe(1);
-  expect(podB.relay.events.subscribedAccounts()).toBe(2);
+  expect(rq.a.relay.events.subscribedAccounts()).toBe(1);
+  expect(rq.b.relay.events.subscribedAccounts()).toBe(2);
   // One subscription per pod, not per WebSocket.
   expect(await shardSubscribers('acme')).toBe(2);
   expect(await shardSubscribers('beta')).toBe(1);
@@ -198,7 +197,7 @@ test('each pod holds one Redis subscription per account and drops it when the la
   await subs[0].close();
   await subs[1].close();
   await sleep(100);
-  expect(podA.relay.events.subscribedAccounts()).toBe(1);
+  expect(rq.a.relay.events.subscribedAccounts()).toBe(1);
   expect(await shardSubscribers('acme')).toBe(2);
 
   await subs[2].close();
@@ -208,29 +207,29 @@ test('each pod holds one Redis subscription per account and drops it when the la
   await subs[4].closed;
   await eventually(
     () =>
-      podA.relay.events.subscribedAccounts() === 0 && podB.relay.events.subscribedAccounts() === 0,
+      rq.a.relay.events.subscribedAccounts() === 0 && rq.b.relay.events.subscribedAccounts() === 0,
   );
   await eventually(async () => (await shardSubscribers('acme')) === 0);
   expect(await shardSubscribers('beta')).toBe(0);
-  expect(podA.ws.clientCount()).toBe(0);
-  expect(podB.ws.clientCount()).toBe(0);
+  expect(rq.a.ws.clientCount()).toBe(0);
+  expect(rq.b.ws.clientCount()).toBe(0);
 });
 
 test('500 concurrent subscribers on one pod are all notified; no subscription is left after they leave', async () => {
-  const { auth } = await accountWithToken(podA, 'acme');
+  const { auth } = await accountWithToken(rq.a, 'acme');
   const subs: Subscriber[] = [];
   for (let i = 0; i < 500; i += 50) {
     subs.push(
       ...(await Promise.all(
-        Array.from({ length: 50 }, () => subscribe(podB, one('orders'), auth)),
+        Array.from({ length: 50 }, () => subscribe(rq.b, one('orders'), auth)),
       )),
     );
   }
-  expect(podB.ws.clientCount()).toBe(500);
-  expect(podB.relay.events.subscribedAccounts()).toBe(1);
+  expect(rq.b.ws.clientCount()).toBe(500);
+  expect(rq.b.relay.events.subscribedAccounts()).toBe(1);
   expect(await shardSubscribers('acme')).toBe(1);
 
-  await send(podA, auth, 'orders');
+  await send(rq.a, auth, 'orders');
   await eventually(() => subs.every((s) => s.events.length === 1), 10_000);
   await sleep(300);
   expect(
@@ -241,9 +240,9 @@ test('500 concurrent subscribers on one pod are all notified; no subscription is
   ).toBe(500);
 
   await Promise.all(subs.map((s) => s.close()));
-  await eventually(() => podB.relay.events.subscribedAccounts() === 0);
+  await eventually(() => rq.b.relay.events.subscribedAccounts() === 0);
   await eventually(async () => (await shardSubscribers('acme')) === 0);
-  expect(podB.ws.clientCount()).toBe(0);
+  expect(rq.b.ws.clientCount()).toBe(0);
 });
 
 // On Redis Cluster, ioredis re-creates a shard's subscriber connection without telling
@@ -253,26 +252,26 @@ const onSingleRedis = process.env.RELAYQ_TEST_TOPOLOGY === 'cluster' ? test.skip
 onSingleRedis(
   "a send while a pod's Redis subscription is reconnecting is still announced to its subscribers",
   async () => {
-    const { auth } = await accountWithToken(podA, 'acme');
-    const sub = await subscribe(podB, one('orders'), auth);
-    const multi = await subscribe(podB, '/v1/relay/subscribe?channels=alerts,orders', auth);
+    const { auth } = await accountWithToken(rq.a, 'acme');
+    const sub = await subscribe(rq.b, one('orders'), auth);
+    const multi = await subscribe(rq.b, '/v1/relay/subscribe?channels=alerts,orders', auth);
     // Drop every pod's subscriber connection; the sends below happen before it is back.
-    await redis.eachMaster((node) => node.call('CLIENT', 'KILL', 'TYPE', 'pubsub'));
-    await send(podA, auth, 'orders');
+    await rq.redis.eachMaster((node) => node.call('CLIENT', 'KILL', 'TYPE', 'pubsub'));
+    await send(rq.a, auth, 'orders');
     await sub.waitFor(newMessage('orders'), 5000);
     await multi.waitFor(newMessage('orders'), 5000);
     // Every subscribed channel is announced: the pod cannot know which events it missed.
     await multi.waitFor(newMessage('alerts'), 5000);
     // After the reconnection, sends are heard again as usual.
     const before = sub.events.length;
-    await send(podA, auth, 'orders');
+    await send(rq.a, auth, 'orders');
     await sub.waitFor(newMessage('orders'), 5000, before);
   },
 );
 
 test('clients that vanish while their subscription is being set up leave no Redis subscription', async () => {
-  const { auth } = await accountWithToken(podA, 'beta');
-  const url = `${podB.baseUrl.replace(/^http/, 'ws')}${one('orders')}`;
+  const { auth } = await accountWithToken(rq.a, 'beta');
+  const url = `${rq.b.baseUrl.replace(/^http/, 'ws')}${one('orders')}`;
   await Promise.all(
     Array.from(
       { length: 20 },
@@ -286,7 +285,7 @@ test('clients that vanish while their subscription is being set up leave no Redi
         }),
     ),
   );
-  await eventually(() => podB.ws.clientCount() === 0);
-  await eventually(() => podB.relay.events.subscribedAccounts() === 0);
+  await eventually(() => rq.b.ws.clientCount() === 0);
+  await eventually(() => rq.b.relay.events.subscribedAccounts() === 0);
   await eventually(async () => (await shardSubscribers('beta')) === 0);
 });

@@ -15,26 +15,12 @@ import {
 import pino from 'pino';
 import { loadConfig } from '../../../src/config';
 import { runServer } from '../../../src/server';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 import { closeClients, newMessage, refusedUpgrade, subscribe, type Closed } from '../../helpers/ws';
 
-let redis: TestRedis;
-let app: ListeningApp;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  // the safety check of open sockets' tokens, 60 s by default, shortened here
-  app = await startListeningApp(redis, { RELAY_WS_TOKEN_RECHECK_MS: '2000' });
-});
-afterEach(async () => {
-  await closeClients();
-  await redis.flush();
-});
-afterAll(async () => {
-  await closeClients();
-  await app?.close();
-  await redis?.stop();
-});
+// the safety check of open sockets' tokens, 60 s by default, shortened here
+const rq = useRelay({ listen: true, env: { RELAY_WS_TOKEN_RECHECK_MS: '2000' } });
+afterEach(() => closeClients());
 
 const path = '/v1/relay/channels/orders/messages/subscribe';
 const onSingleRedis = process.env.RELAYQ_TEST_TOPOLOGY === 'cluster' ? test.skip : test;
@@ -48,14 +34,14 @@ const admin = `Bearer ${ADMIN_TOKEN}`;
 
 describe('credentials', () => {
   test('revoking a token closes its connections with 1008 within 5 s, and only its own', async () => {
-    const revoked = await accountWithToken(app, 'acme');
-    const kept = await accountWithToken(app, 'acme');
-    const a = await subscribe(app, path, revoked.auth);
-    const b = await subscribe(app, '/v1/relay/subscribe?channels=orders,alerts', revoked.auth);
-    const other = await subscribe(app, path, kept.auth);
+    const revoked = await accountWithToken(rq.app, 'acme');
+    const kept = await accountWithToken(rq.app, 'acme');
+    const a = await subscribe(rq.app, path, revoked.auth);
+    const b = await subscribe(rq.app, '/v1/relay/subscribe?channels=orders,alerts', revoked.auth);
+    const other = await subscribe(rq.app, path, kept.auth);
 
     const at = Date.now();
-    const res = await app.http
+    const res = await rq.app.http
       .delete(`/v1/admin/accounts/acme/tokens/${revoked.tokenId}`)
       .set('Authorization', admin);
     expect(res.status).toBe(200);
@@ -66,7 +52,7 @@ describe('credentials', () => {
     }
     await sleep(300);
     expect(other.ws.readyState).toBe(other.ws.OPEN);
-    await app.http
+    await rq.app.http
       .post('/v1/relay/channels/orders/messages')
       .set('Authorization', kept.auth)
       .send({ body: 1 });
@@ -74,11 +60,11 @@ describe('credentials', () => {
   });
 
   test('a token removed without its revocation event is still caught by the safety check', async () => {
-    const { auth, tokenId } = await accountWithToken(app, 'acme');
-    const sub = await subscribe(app, path, auth);
+    const { auth, tokenId } = await accountWithToken(rq.app, 'acme');
+    const sub = await subscribe(rq.app, path, auth);
     const at = Date.now();
     // As if the revocation event had been lost (e.g. this pod's subscription was reconnecting).
-    await app.redis.hdel('rq:{acme}:tokens', tokenId);
+    await rq.app.redis.hdel('rq:{acme}:tokens', tokenId);
     const closed = await sub.closed;
     expect([closed.code, closed.reason]).toEqual([1008, 'token revoked']);
     expect(closed.at - at).toBeLessThan(3500);
@@ -89,14 +75,14 @@ describe('credentials', () => {
   onSingleRedis(
     'a revocation missed while the event subscription was down is caught when it is back',
     async () => {
-      const slow = await startListeningApp(redis, { RELAY_WS_TOKEN_RECHECK_MS: '3600000' });
+      const slow = await startListeningApp(rq.redis, { RELAY_WS_TOKEN_RECHECK_MS: '3600000' });
       try {
         const { auth, tokenId } = await accountWithToken(slow, 'acme');
         const sub = await subscribe(slow, path, auth);
-        await app.redis.hdel('rq:{acme}:tokens', tokenId);
+        await rq.app.redis.hdel('rq:{acme}:tokens', tokenId);
         const checksBefore = slow.ws.tokenChecks();
         // drop the pods' subscriber connections: they reconnect and resubscribe
-        await redis.eachMaster((node) => node.client('KILL', 'TYPE', 'pubsub'));
+        await rq.redis.eachMaster((node) => node.client('KILL', 'TYPE', 'pubsub'));
         const closed = await sub.closed;
         expect([closed.code, closed.reason]).toEqual([1008, 'token revoked']);
         expect(slow.ws.tokenChecks()).toBe(checksBefore + 1);
@@ -108,8 +94,8 @@ describe('credentials', () => {
 
   test('a token that expires closes its connections with 1008 at its expiry', async () => {
     const issuedAt = Date.now();
-    const { auth } = await accountWithToken(app, 'acme', { expires_in_seconds: 2 });
-    const sub = await subscribe(app, path, auth);
+    const { auth } = await accountWithToken(rq.app, 'acme', { expires_in_seconds: 2 });
+    const sub = await subscribe(rq.app, path, auth);
     const closed = await sub.closed;
     expect([closed.code, closed.reason]).toEqual([1008, 'token expired']);
     expect(closed.at - issuedAt).toBeGreaterThanOrEqual(1900);
@@ -117,9 +103,9 @@ describe('credentials', () => {
   });
 
   test('deleting the account closes its connections with 1008', async () => {
-    const { auth } = await accountWithToken(app, 'acme');
-    const sub = await subscribe(app, path, auth);
-    const res = await app.http.delete('/v1/admin/accounts/acme').set('Authorization', admin);
+    const { auth } = await accountWithToken(rq.app, 'acme');
+    const sub = await subscribe(rq.app, path, auth);
+    const res = await rq.app.http.delete('/v1/admin/accounts/acme').set('Authorization', admin);
     expect(res.status).toBe(200);
     const closed = await sub.closed;
     expect([closed.code, closed.reason]).toEqual([1008, 'account deleted']);
@@ -127,7 +113,7 @@ describe('credentials', () => {
 });
 
 test('shutdown: every connection closes with 1001 and new upgrades are refused with 503', async () => {
-  const pod = await startListeningApp(redis);
+  const pod = await startListeningApp(rq.redis);
   try {
     const { auth } = await accountWithToken(pod, 'acme');
     const subs = await Promise.all([
@@ -158,7 +144,7 @@ test('shutdown: every connection closes with 1001 and new upgrades are refused w
 
 test('runServer shutdown (what SIGTERM runs): subscribers get 1001, then the server stops', async () => {
   const config = loadConfig({
-    ...redis.env,
+    ...rq.redis.env,
     PORT: '0',
     HOST: '127.0.0.1',
     METRICS_PORT: '0',
@@ -167,7 +153,7 @@ test('runServer shutdown (what SIGTERM runs): subscribers get 1001, then the ser
   });
   const running = await runServer(config, pino({ level: 'silent' }));
   const pod = { baseUrl: `http://127.0.0.1:${running.port}` } as ListeningApp;
-  const { auth } = await accountWithToken(app, 'acme');
+  const { auth } = await accountWithToken(rq.app, 'acme');
   const subs = await Promise.all([
     subscribe(pod, path, auth),
     subscribe(pod, '/v1/relay/subscribe?channels=orders,alerts', auth),
@@ -182,7 +168,7 @@ test('runServer shutdown (what SIGTERM runs): subscribers get 1001, then the ser
 });
 
 test('heartbeat: a client that answers pings stays; one that does not is terminated', async () => {
-  const pod = await startListeningApp(redis, { RELAY_WS_PING_INTERVAL_MS: '200' });
+  const pod = await startListeningApp(rq.redis, { RELAY_WS_PING_INTERVAL_MS: '200' });
   try {
     const { auth } = await accountWithToken(pod, 'acme');
     const answering = await subscribe(pod, path, auth);
@@ -209,15 +195,15 @@ test('heartbeat: a client that answers pings stays; one that does not is termina
 
 describe('client frames', () => {
   test('are ignored: no reply, the connection stays open and keeps receiving events', async () => {
-    const { auth } = await accountWithToken(app, 'acme');
-    const sub = await subscribe(app, path, auth);
+    const { auth } = await accountWithToken(rq.app, 'acme');
+    const sub = await subscribe(rq.app, path, auth);
     sub.ws.send('hello');
     sub.ws.send(JSON.stringify({ type: 'subscribe', channelId: 'alerts' }));
     sub.ws.send(Buffer.from([1, 2, 3]));
     await sleep(500);
     expect(sub.events).toEqual([]);
     expect(sub.ws.readyState).toBe(sub.ws.OPEN);
-    await app.http
+    await rq.app.http
       .post('/v1/relay/channels/orders/messages')
       .set('Authorization', auth)
       .send({ body: 1 });
@@ -226,17 +212,17 @@ describe('client frames', () => {
   });
 
   test('a flood of frames is closed with 1008', async () => {
-    const { auth } = await accountWithToken(app, 'acme');
-    const sub = await subscribe(app, path, auth);
+    const { auth } = await accountWithToken(rq.app, 'acme');
+    const sub = await subscribe(rq.app, path, auth);
     for (let i = 0; i < 200; i++) sub.ws.send(`frame ${i}`);
     const closed = await sub.closed;
     expect([closed.code, closed.reason]).toEqual([1008, 'too many frames from the client']);
-    await eventually(() => app.ws.clientCount() === 0);
+    await eventually(() => rq.app.ws.clientCount() === 0);
   });
 
   test('an oversized frame is closed with 1009', async () => {
-    const { auth } = await accountWithToken(app, 'acme');
-    const sub = await subscribe(app, path, auth);
+    const { auth } = await accountWithToken(rq.app, 'acme');
+    const sub = await subscribe(rq.app, path, auth);
     sub.ws.send('x'.repeat(5000));
     const closed = await sub.closed;
     expect(closed.code).toBe(1009);
@@ -244,11 +230,11 @@ describe('client frames', () => {
 });
 
 test('back-pressure: a client that does not read is closed with 1013, not buffered without bound', async () => {
-  const { auth } = await accountWithToken(app, 'acme');
+  const { auth } = await accountWithToken(rq.app, 'acme');
   // Long channel ids make big events, so that fewer of them fill the buffers.
   const channel = 'c'.repeat(128);
-  const slow = await subscribe(app, `/v1/relay/channels/${channel}/messages/subscribe`, auth);
-  const reader = await subscribe(app, path, auth);
+  const slow = await subscribe(rq.app, `/v1/relay/channels/${channel}/messages/subscribe`, auth);
+  const reader = await subscribe(rq.app, path, auth);
   slow.ws.pause();
 
   // Events straight onto the account's event channel, as the scripts publish them
@@ -258,18 +244,18 @@ test('back-pressure: a client that does not read is closed with 1013, not buffer
   const CAP = 100_000;
   const eventKey = 'rq:{acme}:events';
   let published = 0;
-  while ((await closedWith(app, '1013')) === 0 && published < CAP) {
-    const batch = app.redis.pipeline();
+  while ((await closedWith(rq.app, '1013')) === 0 && published < CAP) {
+    const batch = rq.app.redis.pipeline();
     for (let i = 0; i < 5_000; i++) batch.spublish(eventKey, `n ${channel}`);
     await batch.exec();
     published += 5_000;
     // Events reach the pod in order on one subscription: once the reader hears
     // this one, the pod has handled every event above.
     const from = reader.events.length;
-    await app.redis.spublish(eventKey, 'n orders');
+    await rq.app.redis.spublish(eventKey, 'n orders');
     await reader.waitFor(newMessage('orders'), 20_000, from);
   }
-  expect(await closedWith(app, '1013')).toBe(1);
+  expect(await closedWith(rq.app, '1013')).toBe(1);
 
   slow.ws.resume();
   let closed: Closed | null = null;

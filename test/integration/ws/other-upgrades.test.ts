@@ -5,27 +5,9 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import { accountWithToken, startListeningApp, type ListeningApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 
-let redis: TestRedis;
-let app: ListeningApp;
-let auth: string;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startListeningApp(redis);
-});
-beforeEach(async () => {
-  ({ auth } = await accountWithToken(app, 'acme'));
-});
-afterEach(async () => {
-  await redis.flush();
-});
-afterAll(async () => {
-  await app?.close();
-  await redis?.stop();
-});
+const rq = useRelay({ listen: true, account: 'acme' });
 
 const H2C = {
   Connection: 'Upgrade, HTTP2-Settings',
@@ -41,7 +23,7 @@ function request(
 ): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port: app.port, method, path, headers, agent: false },
+      { host: '127.0.0.1', port: rq.app.port, method, path, headers, agent: false },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -61,7 +43,7 @@ test('send (Content-Length body), pull (chunked body) and health, each with Upgr
   const sent = await request(
     'POST',
     '/v1/relay/channels/orders/messages',
-    { ...H2C, Authorization: auth, 'Content-Length': String(Buffer.byteLength(body)) },
+    { ...H2C, Authorization: rq.auth, 'Content-Length': String(Buffer.byteLength(body)) },
     [body],
   );
   expect(sent.status).toBe(200);
@@ -70,7 +52,7 @@ test('send (Content-Length body), pull (chunked body) and health, each with Upgr
   const pulled = await request(
     'POST',
     '/v1/relay/channels/orders/messages/pull',
-    { ...H2C, Authorization: auth, 'Transfer-Encoding': 'chunked' },
+    { ...H2C, Authorization: rq.auth, 'Transfer-Encoding': 'chunked' },
     ['{"batch_size"', ':10}'],
   );
   expect(pulled.status).toBe(200);
@@ -83,7 +65,7 @@ test('send (Content-Length body), pull (chunked body) and health, each with Upgr
   const health = await request('GET', '/healthz', H2C);
   expect(health.status).toBe(200);
 
-  const unknown = await request('DELETE', '/v1/nope', { ...H2C, Authorization: auth });
+  const unknown = await request('DELETE', '/v1/nope', { ...H2C, Authorization: rq.auth });
   expect(unknown).toEqual({
     status: 404,
     body: {
@@ -96,13 +78,13 @@ test('send (Content-Length body), pull (chunked body) and health, each with Upgr
 });
 
 test('keep-alive: two requests with Upgrade: h2c on one connection', async () => {
-  const socket = net.connect(app.port, '127.0.0.1');
+  const socket = net.connect(rq.app.port, '127.0.0.1');
   let text = '';
   socket.setEncoding('utf8');
   socket.on('data', (c: string) => (text += c));
   const ask = (path: string) =>
     socket.write(
-      `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\n` +
+      `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${rq.auth}\r\n` +
         'Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n',
     );
   const responses = () => text.match(/HTTP\/1\.1 \d+/g) ?? [];

@@ -2,30 +2,16 @@
  * Upgrade requests are authenticated and validated like HTTP requests; a
  * refusal is a plain HTTP response with the envelope body, before any upgrade.
  */
-import { accountWithToken, startListeningApp, type ListeningApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { accountWithToken } from '../../helpers/app';
+import { useRelay } from '../../helpers/useRelay';
 import { closeClients, refusedUpgrade, subscribe } from '../../helpers/ws';
 
-let redis: TestRedis;
-let app: ListeningApp;
-let auth: string;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startListeningApp(redis, { RELAY_MAX_WS_CONNECTIONS_PER_TOKEN: '2' });
+const rq = useRelay({
+  listen: true,
+  env: { RELAY_MAX_WS_CONNECTIONS_PER_TOKEN: '2' },
+  account: 'acme',
 });
-beforeEach(async () => {
-  ({ auth } = await accountWithToken(app, 'acme'));
-});
-afterEach(async () => {
-  await closeClients();
-  await redis.flush();
-});
-afterAll(async () => {
-  await closeClients();
-  await app?.close();
-  await redis?.stop();
-});
+afterEach(() => closeClients());
 
 const single = (channel: string) => `/v1/relay/channels/${channel}/messages/subscribe`;
 const ID_RULE = 'must be 1 to 128 characters of A-Z a-z 0-9 _ - . and must not start with a dot';
@@ -40,7 +26,7 @@ async function expectRefusal(
   status: number,
   message: string,
 ) {
-  const res = await refusedUpgrade(app, path, headers);
+  const res = await refusedUpgrade(rq.app, path, headers);
   expect({ status: res.status, body: res.body }).toEqual({
     status,
     body: envelope(status, message),
@@ -64,8 +50,8 @@ describe('401: missing or bad token', () => {
   });
 
   test('malformed header, malformed token, unknown token: same answers as the HTTP API', async () => {
-    const wrongSecret = auth.replace(/^(Bearer rq_[0-9a-f]{16})./, (_m, head: string) =>
-      auth.charAt(head.length) === 'A' ? `${head}B` : `${head}A`,
+    const wrongSecret = rq.auth.replace(/^(Bearer rq_[0-9a-f]{16})./, (_m, head: string) =>
+      rq.auth.charAt(head.length) === 'A' ? `${head}B` : `${head}A`,
     );
     const cases: [string, string][] = [
       ['Basic dXNlcjpwYXNz', 'malformed Authorization header; expected Bearer <token>'],
@@ -74,7 +60,7 @@ describe('401: missing or bad token', () => {
     ];
     for (const [header, message] of cases) {
       await expectRefusal(single('orders'), { Authorization: header }, 401, message);
-      const http = await app.http
+      const http = await rq.app.http
         .post('/v1/relay/channels/orders/messages/pull')
         .set('Authorization', header)
         .send({});
@@ -84,8 +70,8 @@ describe('401: missing or bad token', () => {
   });
 
   test('a revoked token and an expired token are refused', async () => {
-    const revoked = await accountWithToken(app, 'acme');
-    const del = await app.http
+    const revoked = await accountWithToken(rq.app, 'acme');
+    const del = await rq.app.http
       .delete(`/v1/admin/accounts/acme/tokens/${revoked.tokenId}`)
       .set('Authorization', 'Bearer test-admin-token-0123456789');
     expect(del.status).toBe(200);
@@ -96,7 +82,7 @@ describe('401: missing or bad token', () => {
       'invalid or revoked token',
     );
 
-    const expiring = await accountWithToken(app, 'acme', { expires_in_seconds: 1 });
+    const expiring = await accountWithToken(rq.app, 'acme', { expires_in_seconds: 1 });
     await new Promise((r) => setTimeout(r, 1100));
     await expectRefusal(
       '/v1/relay/subscribe?channels=orders',
@@ -107,14 +93,14 @@ describe('401: missing or bad token', () => {
   });
 
   test('the Bearer scheme is case-insensitive', async () => {
-    const sub = await subscribe(app, single('orders'), auth.replace(/^Bearer/, 'bEARER'));
+    const sub = await subscribe(rq.app, single('orders'), rq.auth.replace(/^Bearer/, 'bEARER'));
     expect(sub.hello.type).toBe('subscribed');
   });
 });
 
 describe('403: the token may not use the channel', () => {
   test('a token scoped to other channels, on either endpoint', async () => {
-    const scoped = await accountWithToken(app, 'acme', { channels: ['orders'] });
+    const scoped = await accountWithToken(rq.app, 'acme', { channels: ['orders'] });
     await expectRefusal(
       single('alerts'),
       { Authorization: scoped.auth },
@@ -127,7 +113,7 @@ describe('403: the token may not use the channel', () => {
       403,
       'this token may not use channel alerts',
     );
-    const ok = await subscribe(app, '/v1/relay/subscribe?channels=orders', scoped.auth);
+    const ok = await subscribe(rq.app, '/v1/relay/subscribe?channels=orders', scoped.auth);
     expect(ok.hello).toMatchObject({ type: 'subscribed', channels: ['orders'] });
   });
 });
@@ -140,7 +126,7 @@ describe('400: bad or missing channel ids', () => {
     ['a brace', '%7Bx%7D'],
     ['bad percent-encoding', '%E0%A4%A'],
   ])('single-channel id with %s', async (_what, channel) => {
-    await expectRefusal(single(channel), { Authorization: auth }, 400, `channelId ${ID_RULE}`);
+    await expectRefusal(single(channel), { Authorization: rq.auth }, 400, `channelId ${ID_RULE}`);
   });
 
   test.each([
@@ -150,7 +136,7 @@ describe('400: bad or missing channel ids', () => {
   ])('channels parameter %s', async (_what, path) => {
     await expectRefusal(
       path,
-      { Authorization: auth },
+      { Authorization: rq.auth },
       400,
       'query parameter channels is required: a comma-separated list of channel ids',
     );
@@ -159,7 +145,7 @@ describe('400: bad or missing channel ids', () => {
   test('channels given twice', async () => {
     await expectRefusal(
       '/v1/relay/subscribe?channels=a&channels=b',
-      { Authorization: auth },
+      { Authorization: rq.auth },
       400,
       'query parameter channels must be given once',
     );
@@ -172,7 +158,7 @@ describe('400: bad or missing channel ids', () => {
   ])('multi-channel list with %s', async (_what, list, bad) => {
     await expectRefusal(
       `/v1/relay/subscribe?channels=${list}`,
-      { Authorization: auth },
+      { Authorization: rq.auth },
       400,
       `channels: "${bad}" is not valid; a channel id ${ID_RULE}`,
     );
@@ -182,14 +168,14 @@ describe('400: bad or missing channel ids', () => {
     const ids = (n: number) => Array.from({ length: n }, (_, i) => `ch${i}`);
     await expectRefusal(
       `/v1/relay/subscribe?channels=${ids(101).join(',')}`,
-      { Authorization: auth },
+      { Authorization: rq.auth },
       400,
       'channels must list at most 100 channel ids',
     );
     const sub = await subscribe(
-      app,
+      rq.app,
       `/v1/relay/subscribe?channels=${[...ids(100), 'ch0', 'ch1'].join(',')}`,
-      auth,
+      rq.auth,
     );
     expect(sub.hello.channels).toEqual(ids(100));
   });
@@ -202,21 +188,21 @@ describe('404 and 429', () => {
     '/v1/relay/channels/orders/messages/subscribe/extra',
     '/v1/relay/channels/orders/messages',
   ])('unknown WebSocket path %s', async (path) => {
-    await expectRefusal(path, { Authorization: auth }, 404, `no such endpoint: GET ${path}`);
+    await expectRefusal(path, { Authorization: rq.auth }, 404, `no such endpoint: GET ${path}`);
   });
 
   test('connections per token and pod past RELAY_MAX_WS_CONNECTIONS_PER_TOKEN', async () => {
-    await subscribe(app, single('orders'), auth);
-    await subscribe(app, single('alerts'), auth);
+    await subscribe(rq.app, single('orders'), rq.auth);
+    await subscribe(rq.app, single('alerts'), rq.auth);
     const res = await expectRefusal(
       single('orders'),
-      { Authorization: auth },
+      { Authorization: rq.auth },
       429,
       'this token already has 2 WebSocket connections on this server (RELAY_MAX_WS_CONNECTIONS_PER_TOKEN)',
     );
     expect(res.headers['retry-after']).toBe('5');
     // Another token of the same account has its own allowance.
-    const other = await accountWithToken(app, 'acme');
-    await subscribe(app, single('orders'), other.auth);
+    const other = await accountWithToken(rq.app, 'acme');
+    await subscribe(rq.app, single('orders'), other.auth);
   });
 });

@@ -5,35 +5,16 @@
  * refuses a bad one as it refuses a bad header.
  */
 import WebSocket from 'ws';
-import { accountWithToken, startListeningApp, type ListeningApp } from '../../helpers/app';
-import { startRedis, type TestRedis } from '../../helpers/redis';
+import { useRelay } from '../../helpers/useRelay';
 import { closeClients, refusedUpgrade, wsUrl } from '../../helpers/ws';
 
-let redis: TestRedis;
-let app: ListeningApp;
-let token: string;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startListeningApp(redis);
-});
-beforeEach(async () => {
-  ({ token } = await accountWithToken(app, 'acme'));
-});
-afterEach(async () => {
-  await closeClients();
-  await redis.flush();
-});
-afterAll(async () => {
-  await closeClients();
-  await app?.close();
-  await redis?.stop();
-});
+const rq = useRelay({ listen: true, account: 'acme' });
+afterEach(() => closeClients());
 
 const path = '/v1/relay/channels/orders/messages/subscribe';
 
 test('the token as a subprotocol opens the subscription; the server picks relayq', async () => {
-  const ws = new WebSocket(wsUrl(app, path), ['relayq', `relayq.bearer.${token}`]);
+  const ws = new WebSocket(wsUrl(rq.app, path), ['relayq', `relayq.bearer.${rq.token}`]);
   try {
     const first = await new Promise<{ type: string; channelId?: string }>((resolve, reject) => {
       ws.once('message', (data) => resolve(JSON.parse(String(data))));
@@ -47,8 +28,8 @@ test('the token as a subprotocol opens the subscription; the server picks relayq
 });
 
 test('a wrong token in the subprotocol is a 401 envelope, before any upgrade', async () => {
-  const res = await refusedUpgrade(app, path, {
-    'Sec-WebSocket-Protocol': `relayq, relayq.bearer.${token}x`,
+  const res = await refusedUpgrade(rq.app, path, {
+    'Sec-WebSocket-Protocol': `relayq, relayq.bearer.${rq.token}x`,
   });
   expect(res.status).toBe(401);
   expect(res.body).toMatchObject({ success: false, result: null });

@@ -1,6 +1,6 @@
-/** A small client over supertest for the spec's four message endpoints, used by the core tests. */
+/** A small client over supertest for the four message endpoints (send, batch, pull, ack). */
 import type { Response } from 'supertest';
-import type { TestApp } from '../../helpers/app';
+import type { TestApp } from './app';
 
 export interface PulledMessage {
   body: unknown;

@@ -1,18 +1,21 @@
 /**
  * The Lua scripts and the number of KEYS each takes. Scripts are read from lua/
- * with lua/lib/common.lua prepended, registered as ioredis commands (EVALSHA
+ * with the plan prelude (plans.ts), lua/lib/common.lua and lua/lib/caller.lua prepended, registered as ioredis commands (EVALSHA
  * with a fallback to EVAL, so a SCRIPT FLUSH or a Redis restart is survived),
  * and loaded at start-up: the service is not ready until they are.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RedisClient } from './redis';
+import type { RedisClient } from '../redis';
+import { DEFAULT_PLAN_TABLE, planPrelude, type PlanTable } from './plans';
 
 export const SCRIPT_KEY_COUNTS = {
-  send: 12,
-  pull: 18,
-  ack: 18,
-  extend: 12,
+  // account, channel and caller keys (the typed modules beside this file name them)
+  send: 14,
+  // then the dead-letter channel's keys when the channel has one (VARIABLE_KEYS)
+  pull: 14,
+  ack: 14,
+  extend: 14,
   release: 12,
   sweep_channel: 18,
   due_channels: 6,
@@ -20,7 +23,7 @@ export const SCRIPT_KEY_COUNTS = {
   claim_due_accounts: 3,
   release_due_account: 1,
   lower_due_account: 1,
-  authenticate: 6,
+  authorize: 8,
   account_create: 6,
   account_get: 6,
   account_set_plan: 6,
@@ -34,7 +37,6 @@ export const SCRIPT_KEY_COUNTS = {
   channel_delete: 13,
   dead_letter_sources: 12,
   redrive: 18,
-  rate_limit: 2,
   holder_acquire: 1,
   holder_release: 1,
   holder_refresh: 1,
@@ -51,30 +53,40 @@ export const SCRIPT_KEY_COUNTS = {
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;
 
 /** Scripts whose callers pass a variable number of keys (SCRIPT_KEY_COUNTS is the fixed part). */
-export const VARIABLE_KEYS: ReadonlySet<ScriptName> = new Set<ScriptName>(['account_gauges']);
+export const VARIABLE_KEYS: ReadonlySet<ScriptName> = new Set<ScriptName>([
+  'account_gauges',
+  'pull',
+  'ack',
+]);
 
 function luaDir(): string {
   for (const candidate of [
-    path.resolve(__dirname, '..', '..', 'lua'),
     path.resolve(__dirname, '..', '..', '..', 'lua'),
+    path.resolve(__dirname, '..', '..', '..', '..', 'lua'),
   ]) {
     if (fs.existsSync(path.join(candidate, 'lib', 'common.lua'))) return candidate;
   }
   throw new Error(`cannot find the lua/ folder next to ${__dirname}`);
 }
 
-let cachedSources: Record<ScriptName, string> | null = null;
+const cachedSources = new Map<string, Record<ScriptName, string>>();
 
-/** The full text of every script, with the shared library prepended. */
-export function scriptSources(): Record<ScriptName, string> {
-  if (cachedSources) return cachedSources;
+/** The full text of every script: the plan prelude and the shared libraries prepended. */
+export function scriptSources(
+  planTable: PlanTable = DEFAULT_PLAN_TABLE,
+): Record<ScriptName, string> {
+  const prelude = planPrelude(planTable);
+  const cached = cachedSources.get(prelude);
+  if (cached) return cached;
   const dir = luaDir();
-  const lib = fs.readFileSync(path.join(dir, 'lib', 'common.lua'), 'utf8');
+  const lib = ['common', 'caller']
+    .map((name) => fs.readFileSync(path.join(dir, 'lib', `${name}.lua`), 'utf8'))
+    .join('\n');
   const sources = {} as Record<ScriptName, string>;
   for (const name of Object.keys(SCRIPT_KEY_COUNTS) as ScriptName[]) {
-    sources[name] = `${lib}\n${fs.readFileSync(path.join(dir, `${name}.lua`), 'utf8')}`;
+    sources[name] = `${prelude}${lib}\n${fs.readFileSync(path.join(dir, `${name}.lua`), 'utf8')}`;
   }
-  cachedSources = sources;
+  cachedSources.set(prelude, sources);
   return sources;
 }
 
@@ -86,8 +98,11 @@ type ScriptFn = (...args: (string | number | Buffer)[]) => Promise<unknown>;
 export type Scripts = Record<ScriptName, ScriptFn>;
 
 /** Registers every script on the client; returns typed callers. */
-export function defineScripts(redis: RedisClient): Scripts {
-  const sources = scriptSources();
+export function defineScripts(
+  redis: RedisClient,
+  planTable: PlanTable = DEFAULT_PLAN_TABLE,
+): Scripts {
+  const sources = scriptSources(planTable);
   const callers = {} as Scripts;
   for (const name of Object.keys(SCRIPT_KEY_COUNTS) as ScriptName[]) {
     const command = `rq_${name}`;
@@ -102,9 +117,26 @@ export function defineScripts(redis: RedisClient): Scripts {
   return callers;
 }
 
+/**
+ * Runs a script with its KEYS and ARGV: a script whose KEYS count varies (VARIABLE_KEYS)
+ * takes the count first, as ioredis expects of a command defined without numberOfKeys.
+ */
+export function runScript(
+  scripts: Scripts,
+  name: ScriptName,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> {
+  const script = scripts[name];
+  return VARIABLE_KEYS.has(name) ? script(keys.length, ...keys, ...args) : script(...keys, ...args);
+}
+
 /** SCRIPT LOAD on every master, so the first requests find the scripts cached. */
-export async function loadScripts(redis: RedisClient): Promise<void> {
-  const sources = Object.values(scriptSources());
+export async function loadScripts(
+  redis: RedisClient,
+  planTable: PlanTable = DEFAULT_PLAN_TABLE,
+): Promise<void> {
+  const sources = Object.values(scriptSources(planTable));
   const nodes =
     'nodes' in redis && typeof redis.nodes === 'function' ? redis.nodes('master') : [redis];
   for (const node of nodes) {

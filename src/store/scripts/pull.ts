@@ -1,0 +1,31 @@
+/** lua/pull.lua: lease available messages for a caller checked in the same call. */
+import { defineScript, type CallerArgs } from './define';
+
+export interface PullArgs extends CallerArgs {
+  channel: string;
+  /** '' for the channel's setting, else the default */
+  visibility_timeout_ms: number | '';
+  batch_size: number;
+  /** batch_size random strings of 22 characters, concatenated */
+  nonces: string;
+  /** the dead-letter channel whose keys are passed ('' for none) */
+  dead_letter_channel: string;
+}
+
+export const pullScript = defineScript<PullArgs>({
+  name: 'pull',
+  keys: ['account', 'channel', 'caller', 'deadLetter'],
+  argv: [
+    'token_id',
+    'proof',
+    'rate',
+    'channel',
+    'visibility_timeout_ms',
+    'batch_size',
+    'nonces',
+    'dead_letter_channel',
+  ],
+});
+
+/** [backlog, [lease id, record, ...], lowered due ms or null, discarded, dead-lettered, expired] */
+export type PullReply = [number, string[], number | null, number, number, number];
