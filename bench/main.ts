@@ -6,6 +6,7 @@
  * chart and (full runs) the results section of BENCHMARKS.md.
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
@@ -16,15 +17,40 @@ import {
   natsAvailable,
   startNats,
   startRedis,
+  startFloor,
   startRelay,
   stopAll,
   type Proc,
 } from './procs';
-import { CACHED, writeReport, type BenchResults, type RunResult } from './report';
+import { renderReport, writeReport, type BenchResults, type RunResult } from './report';
 import { round } from './stats';
-import { bullmq, natsJetStream, RawLua, rawLua, relayq, rsmq, type QueueSystem } from './systems';
+import {
+  bullmq,
+  floor,
+  FLOOR,
+  floorAuth,
+  natsJetStream,
+  RawLua,
+  rawLua,
+  relayq,
+  rsmq,
+  type QueueSystem,
+} from './systems';
 import { runScale } from './scale';
-import { fill, probe, usedMemory, w1, w2, w3, w4, writeProbe, type RelayTarget } from './workloads';
+import {
+  fill,
+  probe,
+  usedMemory,
+  w1,
+  w2,
+  w2Pair,
+  w3,
+  w4,
+  w4Pair,
+  writeProbe,
+  type RelayTarget,
+  type W2Result,
+} from './workloads';
 
 interface Settings {
   quick: boolean;
@@ -34,7 +60,9 @@ interface Settings {
   w3Ms: number;
   w3Rate: number;
   w4Subs: number;
+  /** sends to the one channel (per server): its p99 to the last subscriber is over these */
   w4Rounds: number;
+  w4ManyRounds: number;
   w5Small: number;
   w5Big: number;
   w5Channels: number;
@@ -43,6 +71,7 @@ interface Settings {
   profileDir: string | null;
   only: string[] | null;
   systems: string[] | null;
+  report: string | null;
 }
 
 function parseArgs(argv: string[]): Settings {
@@ -60,7 +89,8 @@ function parseArgs(argv: string[]): Settings {
         w3Ms: 2_000,
         w3Rate: 5_000,
         w4Subs: 200,
-        w4Rounds: 3,
+        w4Rounds: 20,
+        w4ManyRounds: 2,
         w5Small: 1_000,
         w5Big: 20_000,
         w5Channels: 1_000,
@@ -69,6 +99,7 @@ function parseArgs(argv: string[]): Settings {
         profileDir: null,
         only: null,
         systems: null,
+        report: null,
       }
     : {
         quick,
@@ -78,7 +109,8 @@ function parseArgs(argv: string[]): Settings {
         w3Ms: 8_000,
         w3Rate: 5_000,
         w4Subs: 1_000,
-        w4Rounds: 10,
+        w4Rounds: 100,
+        w4ManyRounds: 3,
         w5Small: 1_000,
         w5Big: 1_000_000,
         w5Channels: 10_000,
@@ -87,6 +119,7 @@ function parseArgs(argv: string[]): Settings {
         profileDir: null,
         only: null,
         systems: null,
+        report: null,
       };
   if (value('--runs')) s.runs = Number(value('--runs'));
   if (value('--n')) s.n = Number(value('--n'));
@@ -94,6 +127,7 @@ function parseArgs(argv: string[]): Settings {
   if (value('--profile')) s.profileDir = path.resolve(value('--profile')!);
   if (value('--only')) s.only = value('--only')!.split(',');
   if (value('--systems')) s.systems = value('--systems')!.split(',');
+  if (value('--report')) s.report = path.resolve(value('--report')!);
   return s;
 }
 
@@ -134,6 +168,8 @@ async function waitReady(relay: Proc): Promise<void> {
 
 const log = (...a: unknown[]) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
 
+type Maker = [string, (phase: string) => Promise<QueueSystem> | QueueSystem];
+
 async function oneRun(
   run: number,
   s: Settings,
@@ -141,38 +177,41 @@ async function oneRun(
     redis: Proc;
     redisEs: Proc;
     relay: Proc;
-    relayCached: Proc;
     relayEs: Proc;
-    relayEsCached: Proc;
+    floor: Proc;
+    floorEs: Proc;
     nats: Proc | null;
   },
 ): Promise<RunResult> {
   const tag = `r${run}${Date.now().toString(36)}`;
   const redis = new Redis(env.redis.port, '127.0.0.1');
   const want = (w: string) => s.only === null || s.only.includes(w);
+  const chosen = ([name]: Maker) =>
+    !s.systems || s.systems.some((x) => name.toLowerCase().includes(x.toLowerCase()));
   const result: RunResult = { w1: {}, w2: {}, w2_everysec: {}, w3: {}, w4: {}, w5: {} };
 
   const relayAcct = `bench-${tag}`;
   const relayAuth = await relayAccount(env.relay, relayAcct);
+  // the raw Lua ceiling's and the floor's account: they skip authentication
   const ceilAcct = `ceil-${tag}`;
   await relayAccount(env.relay, ceilAcct);
   const target: RelayTarget = { port: env.relay.port, auth: relayAuth, account: relayAcct };
 
-  const makers: [string, (phase: string) => Promise<QueueSystem>][] = [
-    ['raw Lua ceiling', async (ph) => rawLua(env.redis.port, ceilAcct, `w${ph}`)],
-    ['relayq', async (ph) => relayq(env.relay.port, relayAuth, `w${ph}`)],
-    [CACHED, async (ph) => relayq(env.relayCached.port, relayAuth, `wc${ph}`, CACHED)],
-    ['BullMQ', async (ph) => bullmq(env.redis.port, `bench-${tag}-${ph}`)],
-    ['RSMQ', async (ph) => rsmq(env.redis.port, `bench${tag}${ph}`)],
+  const peers: Maker[] = [
+    ['BullMQ', (ph) => bullmq(env.redis.port, `bench-${tag}-${ph}`)],
+    ['RSMQ', (ph) => rsmq(env.redis.port, `bench${tag}${ph}`)],
   ];
   if (env.nats) {
     const port = env.nats.port;
-    makers.push(['NATS JetStream', async (ph) => natsJetStream(port, `B${tag}${ph}`)]);
+    peers.push(['NATS JetStream', (ph) => natsJetStream(port, `B${tag}${ph}`)]);
   }
+  const relayMakers: Maker[] = [
+    ['raw Lua ceiling', (ph) => rawLua(env.redis.port, ceilAcct, `w${ph}`)],
+    ['relayq', (ph) => relayq(env.relay.port, relayAuth, `w${ph}`)],
+  ];
 
-  for (const [name, make] of makers) {
-    if (s.systems && !s.systems.some((x) => name.toLowerCase().includes(x.toLowerCase()))) continue;
-    if (want('w1')) {
+  if (want('w1')) {
+    for (const [name, make] of [...relayMakers, ...peers].filter(chosen)) {
       log(`run ${run} W1 ${name} (n=${s.n})`);
       const sys = await make('1');
       try {
@@ -182,19 +221,46 @@ async function oneRun(
         await sys.close();
       }
     }
-    if (want('w2')) {
-      log(`run ${run} W2 ${name}`);
-      const sys = await make('2');
-      try {
-        result.w2[name] = await w2(sys, s.w2Ms);
-        log('   ', JSON.stringify(result.w2[name]));
-      } finally {
-        await sys.close();
-      }
-    }
   }
 
   if (want('w2')) {
+    const w2All = async (label: string, makers: Maker[], into: Record<string, W2Result>) => {
+      const [floorMaker, relayMaker, ...others] = makers;
+      if (chosen(floorMaker) && chosen(relayMaker)) {
+        // the target is their ratio: measured in turns, so that both see the same machine
+        log(`run ${run} W2 ${label} ${FLOOR} and relayq, in turns`);
+        const a = await floorMaker[1]('2');
+        const b = await relayMaker[1]('2');
+        try {
+          [into[FLOOR], into.relayq] = await w2Pair(a, b, s.w2Ms);
+          log('   ', JSON.stringify({ [FLOOR]: into[FLOOR], relayq: into.relayq }));
+        } finally {
+          await a.close();
+          await b.close();
+        }
+      } else others.unshift(floorMaker, relayMaker);
+      for (const [name, make] of others.filter(chosen)) {
+        log(`run ${run} W2 ${label} ${name}`);
+        const sys = await make('2');
+        try {
+          into[name] = await w2(sys, s.w2Ms);
+          log('   ', JSON.stringify(into[name]));
+        } finally {
+          await sys.close();
+        }
+      }
+    };
+    // the floor and relayq first, in that order (w2All measures them in turns)
+    await w2All(
+      'always',
+      [
+        [FLOOR, (ph) => floor(env.floor.port, ceilAcct, `f${ph}`)],
+        relayMakers[1],
+        relayMakers[0],
+        ...peers,
+      ],
+      result.w2,
+    );
     const es = new Redis(env.redisEs.port, '127.0.0.1');
     const samples = s.quick ? 50 : 200;
     result.fsync = {
@@ -206,19 +272,18 @@ async function oneRun(
     // the cost of fsync: the same single sends against a Redis with appendfsync everysec
     const esAuth = await relayAccount(env.relayEs, relayAcct);
     await relayAccount(env.relayEs, ceilAcct);
-    for (const sys of [
-      rawLua(env.redisEs.port, ceilAcct, 'w2es'),
-      relayq(env.relayEs.port, esAuth, 'w2es'),
-      relayq(env.relayEsCached.port, esAuth, 'w2esc', CACHED),
-    ]) {
-      log(`run ${run} W2 everysec ${sys.name}`);
-      try {
-        result.w2_everysec[sys.name] = await w2(sys, s.w2Ms);
-        log('   ', JSON.stringify(result.w2_everysec[sys.name]));
-      } finally {
-        await sys.close();
-      }
-    }
+    const esPort = env.redisEs.port;
+    await w2All(
+      'everysec',
+      [
+        [FLOOR, () => floor(env.floorEs.port, ceilAcct, 'f2es')],
+        ['relayq', () => relayq(env.relayEs.port, esAuth, 'w2es')],
+        ['raw Lua ceiling', () => rawLua(esPort, ceilAcct, 'w2es')],
+        ['BullMQ', () => bullmq(esPort, `bench-${tag}-es`)],
+        ['RSMQ', () => rsmq(esPort, `bench${tag}es`)],
+      ],
+      result.w2_everysec,
+    );
   }
 
   if (want('w3')) {
@@ -236,17 +301,22 @@ async function oneRun(
   }
 
   if (want('w4')) {
-    log(`run ${run} W4 one channel x ${s.w4Subs} subscribers`);
-    result.w4.one_channel = await w4(target, 'w4one', 'one-channel', s.w4Subs, s.w4Rounds);
-    log('   ', JSON.stringify(result.w4.one_channel));
-    log(`run ${run} W4 ${s.w4Subs} channels x 1 subscriber`);
-    result.w4.many_channels = await w4(
+    log(`run ${run} W4 one channel x ${s.w4Subs} subscribers, relayq and a bare ws broadcast`);
+    const bare: RelayTarget = {
+      port: env.floor.port,
+      auth: floorAuth(ceilAcct),
+      account: ceilAcct,
+    };
+    [result.w4.one_channel, result.w4.bare_ws] = await w4Pair(
       target,
-      'w4many',
-      'many-channels',
+      bare,
+      'w4one',
       s.w4Subs,
-      Math.max(2, Math.round(s.w4Rounds / 3)),
+      s.w4Rounds,
     );
+    log('   ', JSON.stringify(result.w4));
+    log(`run ${run} W4 ${s.w4Subs} channels x 1 subscriber`);
+    result.w4.many_channels = await w4(target, 'w4many', s.w4Subs, s.w4ManyRounds);
     log('   ', JSON.stringify(result.w4.many_channels));
   }
 
@@ -293,6 +363,12 @@ async function oneRun(
 
 async function main(): Promise<void> {
   const s = parseArgs(process.argv.slice(2));
+  if (s.report) {
+    // re-renders a results file with today's report code (to stdout)
+    const res = JSON.parse(fs.readFileSync(s.report, 'utf8')) as BenchResults;
+    console.log(renderReport(res, path.relative(process.cwd(), s.report)));
+    return;
+  }
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
   log(`starting: ${command}`);
   if (s.only?.length === 1 && s.only[0] === 'scale') {
@@ -312,10 +388,9 @@ async function main(): Promise<void> {
   const redisEs = await startRedis('everysec');
   const relay = await startRelay(redisProc.port, { cpuProfDir: s.profileDir ?? undefined });
   const relayEs = await startRelay(redisEs.port);
-  const cache = { env: { RELAY_AUTH_CACHE_MS: '1000' } };
-  const relayCached = await startRelay(redisProc.port, cache);
-  const relayEsCached = await startRelay(redisEs.port, cache);
-  for (const r of [relay, relayEs, relayCached, relayEsCached]) await waitReady(r);
+  for (const r of [relay, relayEs]) await waitReady(r);
+  const floorProc = await startFloor(redisProc.port, s.profileDir ?? undefined);
+  const floorEs = await startFloor(redisEs.port);
   const nats = natsAvailable() ? await startNats() : null;
   if (!nats) log(`nats-server not found at ${NATS_BIN}: NATS JetStream is skipped`);
 
@@ -327,9 +402,9 @@ async function main(): Promise<void> {
           redis: redisProc,
           redisEs,
           relay,
-          relayCached,
           relayEs,
-          relayEsCached,
+          floor: floorProc,
+          floorEs,
           nats,
         }),
       );

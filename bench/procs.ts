@@ -139,6 +139,11 @@ export const BENCH_PLANS = JSON.stringify({
   },
 });
 
+/** node's options to write a CPU profile named `<name>.cpuprofile` into `dir` at exit. */
+function cpuProf(dir: string | undefined, name: string): string[] {
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+}
+
 /** relayq as its own process (`node dist/src/cli/main.js serve`) over the given Redis. */
 export async function startRelay(
   redisPort: number,
@@ -148,7 +153,7 @@ export async function startRelay(
   const metricsPort = await freePort();
   const dir = tempDir('relayq');
   const main = path.resolve(__dirname, '..', 'src', 'cli', 'main.js');
-  const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
+  const nodeArgs = cpuProf(opts.cpuProfDir, `relayq-${port}`);
   const child = spawn(process.execPath, [...nodeArgs, main, 'serve'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
@@ -169,5 +174,24 @@ export async function startRelay(
   });
   const proc = track(child, dir, port, 'relayq.log');
   await waitForPort(port, child, 'relayq');
+  return proc;
+}
+
+/** The W2 floor / W4 bare `ws` peer (bench/floor.ts) as its own process over the given Redis. */
+export async function startFloor(redisPort: number, cpuProfDir?: string): Promise<Proc> {
+  const port = await freePort();
+  const dir = tempDir('floor');
+  const script = path.resolve(__dirname, 'floor.js');
+  const child = spawn(process.execPath, [...cpuProf(cpuProfDir, `floor-${port}`), script], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: String(port),
+      REDIS_PORT: String(redisPort),
+    },
+  });
+  const proc = track(child, dir, port, 'floor.log');
+  await waitForPort(port, child, 'the W2 floor');
   return proc;
 }

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { median, round } from './stats';
+import { FLOOR } from './systems';
 import type { FanoutResult, LatencyResult, ScaleResult, W1Result, W2Result } from './workloads';
 
 export interface RunResult {
@@ -15,7 +16,12 @@ export interface RunResult {
   /** sequential one-write round trips on each Redis: what one fsync costs on this disk */
   fsync?: Record<'always' | 'everysec', { p50_ms: number; p99_ms: number }>;
   w3: Record<string, LatencyResult>;
-  w4: { one_channel?: FanoutResult; many_channels?: FanoutResult };
+  w4: {
+    one_channel?: FanoutResult;
+    /** the same frames from a bare `ws` server (bench/floor.ts) to as many clients */
+    bare_ws?: FanoutResult;
+    many_channels?: FanoutResult;
+  };
   w5:
     | {
         backlog_small: number;
@@ -41,6 +47,8 @@ export interface BenchResults {
 }
 
 export interface Target {
+  /** issue 18's list, or the earlier targets that still apply */
+  list: 'issue18' | 'earlier';
   workload: string;
   target: string;
   measured: string;
@@ -48,9 +56,12 @@ export interface Target {
 }
 
 const ROOT = path.resolve(__dirname, '..', '..');
-export const CACHED = 'relayq (auth cache 1 s)';
-const SYSTEMS = ['relayq', CACHED, 'raw Lua ceiling', 'BullMQ', 'RSMQ', 'NATS JetStream'];
+const SYSTEMS = [FLOOR, 'relayq', 'raw Lua ceiling', 'BullMQ', 'RSMQ', 'NATS JetStream'];
 const PHASES = ['produce', 'drain', 'mixed'] as const;
+const W2_MODES = [
+  ['w2', 'always'],
+  ['w2_everysec', 'everysec'],
+] as const;
 
 /** Median over runs of a number picked from each run (NaN when missing). */
 function med(runs: RunResult[], pick: (r: RunResult) => number | null | undefined): number {
@@ -60,70 +71,115 @@ function med(runs: RunResult[], pick: (r: RunResult) => number | null | undefine
 const fmt = (x: number, digits = 0): string =>
   Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: digits }) : 'n/a';
 
+/** A target on the median over runs of a within-run ratio or value. */
+function target(
+  list: Target['list'],
+  workload: string,
+  text: string,
+  value: number,
+  measured: string,
+  met: (v: number) => boolean,
+): Target {
+  return {
+    list,
+    workload,
+    target: text,
+    measured,
+    met: Number.isFinite(value) ? met(value) : null,
+  };
+}
+
+/** Issue 18's targets, then the earlier targets that still apply. */
 export function targets(runs: RunResult[]): Target[] {
   const out: Target[] = [];
-  const phaseKey = (p: (typeof PHASES)[number]) => `${p}_msgs_s` as const;
-  for (const me of ['relayq', CACHED])
-    for (const peer of ['raw Lua ceiling', 'NATS JetStream', 'BullMQ']) {
-      for (const p of PHASES) {
-        const ratio = med(runs, (r) => {
-          const a = r.w1[me]?.[phaseKey(p)];
-          const b = r.w1[peer]?.[phaseKey(p)];
-          return a !== undefined && b !== undefined ? a / b : NaN;
-        });
-        const need = peer === 'raw Lua ceiling' ? 0.5 : 1;
-        out.push({
-          workload: `W1 ${p}`,
-          target:
-            peer === 'raw Lua ceiling'
-              ? `${me} ≥ 50% of the raw Lua ceiling`
-              : `${me} ahead of ${peer}`,
-          measured: `${me} / ${peer} = ${fmt(ratio, 2)}`,
-          met: Number.isFinite(ratio) ? ratio >= need : null,
-        });
-      }
-    }
-  const w1ok = runs.every((r) => r.w1.relayq?.exactly_once !== false);
-  out.push({
-    workload: 'W1',
-    target: 'relayq delivers every message exactly once',
-    measured: runs
-      .map((r) =>
-        r.w1.relayq
-          ? r.w1.relayq.exactly_once
-            ? 'yes'
-            : `missing ${r.w1.relayq.missing}, dup ${r.w1.relayq.duplicates}`
-          : 'n/a',
-      )
-      .join(' / '),
-    met: runs.some((r) => r.w1.relayq) ? w1ok : null,
-  });
-  for (const me of ['relayq', CACHED]) {
-    const p99 = med(runs, (r) => r.w2[me]?.p99_ms);
-    const p99es = med(runs, (r) => r.w2_everysec[me]?.p99_ms);
-    out.push({
-      workload: 'W2',
-      target: `${me}: p99 ≤ 5 ms, 32 concurrent single sends, appendfsync always`,
-      measured: `p99 ${fmt(p99, 2)} ms (everysec: ${fmt(p99es, 2)} ms)`,
-      met: Number.isFinite(p99) ? p99 <= 5 : null,
-    });
+  for (const [key, mode] of W2_MODES) {
+    const req = med(runs, (r) => (r[key].relayq?.req_s ?? NaN) / (r[key][FLOOR]?.req_s ?? NaN));
+    const p99 = med(runs, (r) => (r[key].relayq?.p99_ms ?? NaN) / (r[key][FLOOR]?.p99_ms ?? NaN));
+    const ms = (who: string) =>
+      fmt(
+        med(runs, (r) => r[key][who]?.p99_ms),
+        1,
+      );
+    out.push(
+      target(
+        'issue18',
+        `W2 ${mode}`,
+        "relayq ≥ 50% of the floor's req/s",
+        req,
+        `relayq / floor = ${fmt(req, 2)}`,
+        (v) => v >= 0.5,
+      ),
+      target(
+        'issue18',
+        `W2 ${mode}`,
+        "relayq p99 ≤ 2.5× the floor's p99",
+        p99,
+        `p99 relayq / floor = ${fmt(p99, 2)} (${ms('relayq')} / ${ms(FLOOR)} ms)`,
+        (v) => v <= 2.5,
+      ),
+    );
+  }
+  for (const p of PHASES) {
+    const k = `${p}_msgs_s` as const;
+    const ratio = med(
+      runs,
+      (r) => (r.w1.relayq?.[k] ?? NaN) / (r.w1['raw Lua ceiling']?.[k] ?? NaN),
+    );
+    out.push(
+      target(
+        'issue18',
+        `W1 ${p}`,
+        'relayq (default configuration) ≥ 70% of the raw Lua ceiling',
+        ratio,
+        `relayq / ceiling = ${fmt(ratio, 2)}`,
+        (v) => v >= 0.7,
+      ),
+    );
   }
   for (const mode of ['relayq long poll', 'relayq WebSocket-triggered']) {
     const v = med(runs, (r) => r.w3[mode]?.p99_ms);
-    out.push({
-      workload: `W3 ${mode.replace('relayq ', '')}`,
-      target: 'p99 ≤ 25 ms at 5,000 msgs/s',
-      measured: `p99 ${fmt(v, 2)} ms`,
-      met: Number.isFinite(v) ? v <= 25 : null,
-    });
+    out.push(
+      target(
+        'issue18',
+        `W3 ${mode.replace('relayq ', '')}`,
+        'p99 ≤ 25 ms at 5,000 msgs/s',
+        v,
+        `p99 ${fmt(v, 1)} ms`,
+        (x) => x <= 25,
+      ),
+    );
   }
-  const w4 = med(runs, (r) => r.w4.one_channel?.last_p99_ms);
-  out.push({
-    workload: 'W4 one channel',
-    target: 'p99 ≤ 20 ms to the last subscriber',
-    measured: `p99 ${fmt(w4, 2)} ms`,
-    met: Number.isFinite(w4) ? w4 <= 20 : null,
-  });
+  const w4 = med(
+    runs,
+    (r) => (r.w4.one_channel?.last_p99_ms ?? NaN) / (r.w4.bare_ws?.last_p99_ms ?? NaN),
+  );
+  out.push(
+    target(
+      'issue18',
+      'W4 one channel',
+      "p99 to the last of the subscribers ≤ 1.25× a bare ws broadcast's",
+      w4,
+      `relayq / bare ws = ${fmt(w4, 2)} (${fmt(
+        med(runs, (r) => r.w4.one_channel?.last_p99_ms),
+        1,
+      )} / ${fmt(
+        med(runs, (r) => r.w4.bare_ws?.last_p99_ms),
+        1,
+      )} ms)`,
+      (v) => v <= 1.25,
+    ),
+  );
+  const bytes = med(runs, (r) => r.w5.bytes_per_msg);
+  out.push(
+    target(
+      'issue18',
+      'W5 memory',
+      '≤ 450 B of Redis memory per 200 B message',
+      bytes,
+      `${fmt(bytes)} B`,
+      (v) => v <= 450,
+    ),
+  );
   for (const [what, key] of [
     ['send p50', 'send_p50_ms'],
     ['pull p50', 'pull_p50_ms'],
@@ -131,20 +187,56 @@ export function targets(runs: RunResult[]): Target[] {
     const ratio = med(runs, (r) =>
       r.w5.big && r.w5.small ? r.w5.big[key] / r.w5.small[key] : NaN,
     );
-    out.push({
-      workload: `W5 ${what}`,
-      target: 'big backlog within 1.5× of the 1k one',
-      measured: `big / 1k = ${fmt(ratio, 2)}`,
-      met: Number.isFinite(ratio) ? ratio <= 1.5 : null,
-    });
+    out.push(
+      target(
+        'issue18',
+        `W5 ${what}`,
+        'big backlog within 1.5× of the 1k one',
+        ratio,
+        `big / 1k = ${fmt(ratio, 2)}`,
+        (v) => v <= 1.5,
+      ),
+    );
   }
-  const bytes = med(runs, (r) => r.w5.bytes_per_msg);
   out.push({
-    workload: 'W5 memory',
-    target: '≤ 450 B of Redis memory per 200 B message',
-    measured: `${fmt(bytes)} B`,
-    met: Number.isFinite(bytes) ? bytes <= 450 : null,
+    list: 'issue18',
+    workload: 'Durability',
+    target: '0 lost, 0 duplicated',
+    measured: 'its own run: `npm run bench:durability`',
+    met: null,
   });
+
+  out.push({
+    list: 'earlier',
+    workload: 'W1',
+    target: 'relayq delivers every message exactly once',
+    measured: runs
+      .map((r) => {
+        const x = r.w1.relayq;
+        if (!x) return 'n/a';
+        return x.exactly_once ? 'yes' : `missing ${x.missing}, dup ${x.duplicates}`;
+      })
+      .join(' / '),
+    met: runs.some((r) => r.w1.relayq)
+      ? runs.every((r) => r.w1.relayq?.exactly_once !== false)
+      : null,
+  });
+  for (const peer of ['NATS JetStream', 'BullMQ']) {
+    for (const p of PHASES) {
+      const k = `${p}_msgs_s` as const;
+      const ratio = med(runs, (r) => (r.w1.relayq?.[k] ?? NaN) / (r.w1[peer]?.[k] ?? NaN));
+      out.push(
+        target(
+          'earlier',
+          `W1 ${p}`,
+          `relayq ahead of ${peer}`,
+          ratio,
+          `relayq / ${peer} = ${fmt(ratio, 2)}`,
+          (v) => v >= 1,
+        ),
+      );
+    }
+  }
   return out;
 }
 
@@ -212,62 +304,65 @@ function markdown(res: BenchResults, chartRel: string, jsonRel: string): string 
     `Machine: ${m.nproc} CPUs (${m.cpu}), ${m.os}; Node ${m.node}; Redis ${m.redis} (AOF, appendfsync always unless noted); ${m.nats}. Raw data: [${jsonRel}](${jsonRel}).`,
   );
   L.push('');
-  L.push('### Targets');
-  L.push('');
-  L.push('| Workload | Target | Measured | |');
-  L.push('|---|---|---|---|');
-  for (const t of res.targets ?? []) {
-    L.push(
-      `| ${t.workload} | ${t.target} | ${t.measured} | ${t.met === null ? 'not run' : t.met ? 'met' : '**missed**'} |`,
-    );
+  const verdict = (t: Target) => (t.met === null ? 'not run' : t.met ? 'met' : '**missed**');
+  for (const [list, title] of [
+    ['issue18', 'Targets (issue 18)'],
+    ['earlier', 'Earlier targets that still apply'],
+  ] as const) {
+    L.push(`### ${title}`);
+    L.push('');
+    L.push('| Workload | Target | Measured | |');
+    L.push('|---|---|---|---|');
+    for (const t of (res.targets ?? []).filter((x) => x.list === list)) {
+      L.push(`| ${t.workload} | ${t.target} | ${t.measured} | ${verdict(t)} |`);
+    }
+    L.push('');
   }
-  L.push('');
-  L.push(
-    `### W1 throughput (${fmt((res.settings as { n: number }).n)} messages of ~200 B; batches of 100, 4 producers in flight, 4 consumer loops)`,
-  );
-  L.push('');
-  L.push(`![W1 throughput](${chartRel})`);
-  L.push('');
-  L.push(
-    '| System | produce msgs/s | drain msgs/s | mixed msgs/s | mixed p50 ms | mixed p99 ms | Redis B/msg | exactly once |',
-  );
-  L.push('|---|---|---|---|---|---|---|---|');
-  for (const s of SYSTEMS) {
-    if (!runs.some((r) => r.w1[s])) continue;
-    const g = (k: keyof W1Result, d = 0) =>
-      fmt(
-        med(runs, (r) => r.w1[s]?.[k] as number),
-        d,
+  if (runs.some((r) => Object.keys(r.w1).length > 0)) {
+    L.push(
+      `### W1 throughput (${fmt((res.settings as { n: number }).n)} messages of ~200 B; batches of 100, 4 producers in flight, 4 consumer loops)`,
+    );
+    L.push('');
+    L.push(`![W1 throughput](${chartRel})`);
+    L.push('');
+    L.push(
+      '| System | produce msgs/s | drain msgs/s | mixed msgs/s | mixed p50 ms | mixed p99 ms | Redis B/msg | exactly once |',
+    );
+    L.push('|---|---|---|---|---|---|---|---|');
+    for (const s of SYSTEMS) {
+      if (!runs.some((r) => r.w1[s])) continue;
+      const g = (k: keyof W1Result, d = 0) =>
+        fmt(
+          med(runs, (r) => r.w1[s]?.[k] as number),
+          d,
+        );
+      const once = runs
+        .map((r) =>
+          r.w1[s]
+            ? r.w1[s].exactly_once
+              ? 'yes'
+              : `no (missing ${r.w1[s].missing}, dup ${r.w1[s].duplicates})`
+            : '-',
+        )
+        .join(', ');
+      L.push(
+        `| ${s} | ${g('produce_msgs_s')} | ${g('drain_msgs_s')} | ${g('mixed_msgs_s')} | ${g('mixed_p50_ms', 1)} | ${g('mixed_p99_ms', 1)} | ${s === 'NATS JetStream' ? '-' : g('bytes_per_msg')} | ${once} |`,
       );
-    const once = runs
-      .map((r) =>
-        r.w1[s]
-          ? r.w1[s].exactly_once
-            ? 'yes'
-            : `no (missing ${r.w1[s].missing}, dup ${r.w1[s].duplicates})`
-          : '-',
-      )
-      .join(', ');
+    }
+    L.push('');
     L.push(
-      `| ${s} | ${g('produce_msgs_s')} | ${g('drain_msgs_s')} | ${g('mixed_msgs_s')} | ${g('mixed_p50_ms', 1)} | ${g('mixed_p99_ms', 1)} | ${s === 'NATS JetStream' ? '-' : g('bytes_per_msg')} | ${once} |`,
+      'Redis B/msg: INFO used_memory after the produce phase minus before, divided by the messages produced.',
     );
+    L.push(
+      'BullMQ has no batch pull: its consumers are 4 Workers of concurrency 100. RSMQ has no batch calls: a batch is 100 single calls in flight. NATS acks each message with a confirmed ack (ackAck); producers wait for every publish ack.',
+    );
+    L.push('');
   }
-  L.push('');
-  L.push(
-    'Redis B/msg: INFO used_memory after the produce phase minus before, divided by the messages produced.',
-  );
-  L.push(
-    'BullMQ has no batch pull: its consumers are 4 Workers of concurrency 100. RSMQ has no batch calls: a batch is 100 single calls in flight. NATS acks each message with a confirmed ack (ackAck); producers wait for every publish ack.',
-  );
-  L.push('');
   L.push('### W2 single sends (32 concurrent)');
   L.push('');
-  L.push('| System | fsync | req/s | p50 ms | p99 ms |');
-  L.push('|---|---|---|---|---|');
-  for (const [key, label] of [
-    ['w2', 'always'],
-    ['w2_everysec', 'everysec'],
-  ] as const) {
+  L.push('| System | fsync | req/s | / floor | p50 ms | p99 ms |');
+  L.push('|---|---|---|---|---|---|');
+  for (const [key, label] of W2_MODES) {
     for (const s of SYSTEMS) {
       if (!runs.some((r) => r[key][s])) continue;
       const g = (k: keyof W2Result, d = 0) =>
@@ -275,11 +370,18 @@ function markdown(res: BenchResults, chartRel: string, jsonRel: string): string 
           med(runs, (r) => r[key][s]?.[k]),
           d,
         );
+      // NATS runs once, against the floor of appendfsync always
+      const ratio = med(runs, (r) => (r[key][s]?.req_s ?? NaN) / (r[key][FLOOR]?.req_s ?? NaN));
       L.push(
-        `| ${s} | ${s === 'NATS JetStream' ? 'JetStream default' : label} | ${g('req_s')} | ${g('p50_ms', 2)} | ${g('p99_ms', 2)} |`,
+        `| ${s} | ${s === 'NATS JetStream' ? 'JetStream default' : label} | ${g('req_s')} | ${fmt(ratio, 2)} | ${g('p50_ms', 2)} | ${g('p99_ms', 2)} |`,
       );
     }
   }
+  L.push('');
+  if (runs.some((r) => r.w2[FLOOR] || r.w2_everysec[FLOOR]))
+    L.push(
+      `${FLOOR}: a bare \`node:http\` server in its own process (bench/floor.ts) that reads the body, \`JSON.parse\`s it and calls relayq's send script once through ioredis; no authentication, validation or logging. "/ floor": req/s over the floor's in the same run and fsync mode (median of the per-run ratios).`,
+    );
   L.push('');
   if (runs.some((r) => r.fsync)) {
     const f = (k: 'always' | 'everysec', q: 'p50_ms' | 'p99_ms') =>
@@ -314,6 +416,7 @@ function markdown(res: BenchResults, chartRel: string, jsonRel: string): string 
   L.push('|---|---|---|---|---|');
   for (const [key, label] of [
     ['one_channel', 'one channel, N subscribers'],
+    ['bare_ws', 'bare ws broadcast: one channel, N subscribers'],
     ['many_channels', 'N channels, 1 subscriber each'],
   ] as const) {
     if (!runs.some((r) => r.w4[key])) continue;
@@ -354,18 +457,32 @@ function markdown(res: BenchResults, chartRel: string, jsonRel: string): string 
   return L.join('\n');
 }
 
+/** The generated section for results read back from a results file (`--report FILE`). */
+export function renderReport(res: BenchResults, jsonRel: string): string {
+  res.targets = targets(res.runs);
+  return markdown(res, 'bench/results/w1.svg', jsonRel);
+}
+
+/**
+ * Writes the results. Only a full run (no --quick, --only or --systems) rewrites
+ * the generated section of BENCHMARKS.md; other runs write bench/results/quick.md
+ * (--quick) or bench/results/<date>.md next to their JSON.
+ */
 export function writeReport(res: BenchResults): string {
   res.targets = targets(res.runs);
   const dir = path.join(ROOT, 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
+  const { only, systems } = res.settings as { only: unknown; systems: unknown };
+  const partial = !res.quick && (only !== null || systems !== null);
   const stamp = res.date.slice(0, 19).replace(/:/g, '-') + (res.quick ? '-quick' : '');
   const jsonFile = path.join(dir, `${stamp}.json`);
   fs.writeFileSync(jsonFile, JSON.stringify(res, null, 2) + '\n');
-  const svgName = res.quick ? 'w1-quick.svg' : 'w1.svg';
-  fs.writeFileSync(path.join(dir, svgName), svgChart(res.runs));
+  const svgName = res.quick ? 'w1-quick.svg' : partial ? `${stamp}-w1.svg` : 'w1.svg';
+  if (res.runs.some((r) => Object.keys(r.w1).length > 0))
+    fs.writeFileSync(path.join(dir, svgName), svgChart(res.runs));
   const md = markdown(res, `bench/results/${svgName}`, `bench/results/${stamp}.json`);
-  if (res.quick) {
-    fs.writeFileSync(path.join(dir, 'quick.md'), md + '\n');
+  if (res.quick || partial) {
+    fs.writeFileSync(path.join(dir, res.quick ? 'quick.md' : `${stamp}.md`), md + '\n');
     console.log(md);
   } else {
     const file = path.join(ROOT, 'BENCHMARKS.md');

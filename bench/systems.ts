@@ -3,16 +3,15 @@
  * Lua ceiling (relayq's own scripts through ioredis, no HTTP), BullMQ, RSMQ and
  * NATS JetStream. Message bodies are JSON text `{"i":<index>,"t":<send ms>,"p":"..."}`.
  */
-import crypto from 'node:crypto';
 import Redis from 'ioredis';
 import { Queue, Worker } from 'bullmq';
 import RedisSMQ from 'rsmq';
 import { AckPolicy, connect as natsConnect, StorageType, nanos, type NatsConnection } from 'nats';
-import { defineScripts, type Scripts } from '../src/store/scripts';
-import { accountKeyList, channelKeyList } from '../src/store/keys';
+import type { Scripts } from '../src/store/scripts';
 import { parseRecord } from '../src/store/records';
 import type { RedisClient } from '../src/store/redis';
 import { JsonClient } from './http';
+import { ackScriptCall, benchScripts, pullScriptCall, sendScriptCall } from './scriptCalls';
 import { sleep } from './procs';
 
 export interface Msg {
@@ -122,12 +121,32 @@ export function relayq(port: number, auth: string, channel: string, name = 'rela
   };
 }
 
+export const FLOOR = 'node:http floor';
+
+/** The account header of the floor (bench/floor.ts): it names the account, nothing is checked. */
+export const floorAuth = (account: string): string => `Account ${account}`;
+
+/** The W2 floor (bench/floor.ts): single sends only, over the same HTTP client as relayq. */
+export function floor(port: number, account: string, channel: string): QueueSystem {
+  const http = new JsonClient(port, floorAuth(account), 128);
+  const p = relayPaths(channel);
+  const unsupported = () => Promise.reject(new Error(`${FLOOR} takes single sends only (W2)`));
+  return {
+    name: FLOOR,
+    redisBacked: true,
+    sendBatch: unsupported,
+    async sendOne(body) {
+      await http.post(p.send, `{"body":${body}}`);
+    },
+    startConsumers: unsupported,
+    async close() {
+      http.close();
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------
 // the raw Lua ceiling
-
-export const MAX_STORAGE = 100_000_000_000;
-export const MAX_CHANNELS = 100_000;
-const RETENTION_MS = 1_209_600_000;
 
 export class RawLua {
   readonly redis: Redis;
@@ -135,44 +154,18 @@ export class RawLua {
 
   constructor(redisPort: number) {
     this.redis = new Redis(redisPort, '127.0.0.1', { maxRetriesPerRequest: 1 });
-    this.scripts = defineScripts(this.redis as unknown as RedisClient);
+    this.scripts = benchScripts(this.redis as unknown as RedisClient);
   }
 
   send(account: string, channel: string, bodies: string[]): Promise<unknown> {
-    const args: (string | number)[] = [
-      channel,
-      MAX_STORAGE,
-      MAX_CHANNELS,
-      RETENTION_MS,
-      bodies.length,
-    ];
-    for (const b of bodies) {
-      args.push(crypto.randomUUID(), 0, Buffer.byteLength(b) + 2, 'json', '', 2, '{}', b);
-    }
-    args.push(50, 1_048_576); // relayq's default fan-out window (ms), the storage ceiling of one message
-    return this.scripts.send(
-      ...accountKeyList(account),
-      ...channelKeyList(account, channel),
-      ...args,
-    );
+    return sendScriptCall(this.scripts, this.client, account, channel, bodies);
   }
 
   async pull(account: string, channel: string, batch: number): Promise<[string[], string[]]> {
-    const nonces = crypto
-      .randomBytes(batch * 17)
-      .toString('base64url')
-      .slice(0, batch * 22);
-    const reply = (await this.scripts.pull(
-      ...accountKeyList(account),
-      ...channelKeyList(account, channel),
-      ...channelKeyList(account, channel),
-      channel,
-      30_000,
-      batch,
-      nonces,
-      '',
-      MAX_CHANNELS,
-    )) as [number, string[]];
+    const reply = (await pullScriptCall(this.scripts, this.client, account, channel, batch)) as [
+      number,
+      string[],
+    ];
     const flat = reply[1];
     const leases: string[] = [];
     const bodies: string[] = [];
@@ -184,17 +177,11 @@ export class RawLua {
   }
 
   ack(account: string, channel: string, leases: string[]): Promise<unknown> {
-    return this.scripts.ack(
-      ...accountKeyList(account),
-      ...channelKeyList(account, channel),
-      ...channelKeyList(account, channel),
-      channel,
-      '',
-      MAX_CHANNELS,
-      leases.length,
-      ...leases,
-      0,
-    );
+    return ackScriptCall(this.scripts, this.client, account, channel, leases);
+  }
+
+  private get client(): RedisClient {
+    return this.redis as unknown as RedisClient;
   }
 
   async close(): Promise<void> {

@@ -170,9 +170,9 @@ export interface W2Result {
   p99_ms: number;
 }
 
-export async function w2(sys: QueueSystem, durationMs: number): Promise<W2Result> {
-  const lat: number[] = [];
-  let i = 0;
+/** 32 single sends in flight for `durationMs`; adds each one's latency to `lat`; returns the ms taken. */
+async function singleSends(sys: QueueSystem, durationMs: number, lat: number[]): Promise<number> {
+  let i = lat.length;
   const end = Date.now() + durationMs;
   const t0 = now();
   await pool(
@@ -185,8 +185,38 @@ export async function w2(sys: QueueSystem, durationMs: number): Promise<W2Result
     },
     end,
   );
+  return now() - t0;
+}
+
+function w2Result(lat: number[], ms: number): W2Result {
   const s = summarize(lat);
-  return { req_s: round(lat.length / ((now() - t0) / 1000), 0), p50_ms: s.p50, p99_ms: s.p99 };
+  return { req_s: round(lat.length / (ms / 1000), 0), p50_ms: s.p50, p99_ms: s.p99 };
+}
+
+export async function w2(sys: QueueSystem, durationMs: number): Promise<W2Result> {
+  const lat: number[] = [];
+  return w2Result(lat, await singleSends(sys, durationMs, lat));
+}
+
+/**
+ * W2 for two systems whose ratio is a target: `durationMs` each, in 4 slices taken in
+ * turns (the order swapped every slice), so that both see the same moments of a
+ * shared machine.
+ */
+export async function w2Pair(
+  a: QueueSystem,
+  b: QueueSystem,
+  durationMs: number,
+): Promise<[W2Result, W2Result]> {
+  const slices = 4;
+  const lat: [number[], number[]] = [[], []];
+  const ms = [0, 0];
+  for (let k = 0; k < slices; k++) {
+    for (const j of k % 2 ? [1, 0] : [0, 1]) {
+      ms[j] += await singleSends(j ? b : a, durationMs / slices, lat[j]);
+    }
+  }
+  return [w2Result(lat[0], ms[0]), w2Result(lat[1], ms[1])];
 }
 
 // ---------------------------------------------------------------------------
@@ -365,67 +395,109 @@ export interface FanoutResult {
   expected: number;
 }
 
-/** W4: `subs` subscribers on one channel, or one subscriber on each of `subs` channels. */
-export async function w4(
-  r: RelayTarget,
-  prefix: string,
-  shape: 'one-channel' | 'many-channels',
-  subs: number,
-  rounds: number,
-): Promise<FanoutResult> {
-  const sender = new JsonClient(r.port, r.auth, 32);
-  const channelOf = (k: number) => (shape === 'one-channel' ? `${prefix}` : `${prefix}-${k}`);
-  const arrivals = new Map<string, number[]>();
-  const sockets: WebSocket[] = [];
-  for (let k = 0; k < subs; k += 50) {
-    const part = await Promise.all(
-      Array.from({ length: Math.min(50, subs - k) }, (_, j) =>
-        openSocket(r, `${relayPaths(channelOf(k + j)).send}/subscribe`, (ev) => {
-          if (ev.type !== 'new_message' || !ev.channelId) return;
-          const list = arrivals.get(ev.channelId);
-          if (list) list.push(now());
-        }),
-      ),
-    );
-    sockets.push(...part);
+/** Subscribers of some channels on one server, and what they have seen. */
+class Fanout {
+  readonly sender: JsonClient;
+  readonly sockets: WebSocket[] = [];
+  readonly arrivals = new Map<string, number[]>();
+  readonly lat: number[] = [];
+  readonly last: number[] = [];
+  events = 0;
+  expected = 0;
+
+  constructor(readonly r: RelayTarget) {
+    this.sender = new JsonClient(r.port, r.auth, 32);
   }
-  const lat: number[] = [];
-  const last: number[] = [];
-  let events = 0;
-  let expected = 0;
-  for (let round_ = 0; round_ < rounds; round_++) {
-    const targets =
-      shape === 'one-channel'
-        ? [channelOf(0)]
-        : Array.from({ length: subs }, (_, k) => channelOf(k));
+
+  /** One subscriber per entry of `channels` (a channel may repeat), 50 connecting at a time. */
+  async open(channels: string[]): Promise<void> {
+    for (let k = 0; k < channels.length; k += 50) {
+      const part = await Promise.all(
+        channels.slice(k, k + 50).map((c) =>
+          openSocket(this.r, `${relayPaths(c).send}/subscribe`, (ev) => {
+            if (ev.type !== 'new_message' || !ev.channelId) return;
+            this.arrivals.get(ev.channelId)?.push(now());
+          }),
+        ),
+      );
+      this.sockets.push(...part);
+    }
+  }
+
+  /** A send to each target channel; waits until each has `perSend` events (5 s at most). */
+  async round(targets: string[], perSend: number, round: number): Promise<void> {
     const sentAt = new Map<string, number>();
-    for (const c of targets) arrivals.set(c, []);
+    for (const c of targets) this.arrivals.set(c, []);
     let idx = 0;
     await pool(32, async () => {
       if (idx >= targets.length) return false;
       const c = targets[idx++];
-      await sender.post(relayPaths(c).send, `{"body":${body(round_)}}`);
+      await this.sender.post(relayPaths(c).send, `{"body":${body(round)}}`);
       sentAt.set(c, now());
       return true;
     });
-    const perSend = shape === 'one-channel' ? subs : 1;
-    expected += targets.length * perSend;
+    this.expected += targets.length * perSend;
     const deadline = Date.now() + 5000;
-    while (Date.now() < deadline && targets.some((c) => arrivals.get(c)!.length < perSend))
+    while (Date.now() < deadline && targets.some((c) => this.arrivals.get(c)!.length < perSend))
       await sleep(5);
     for (const c of targets) {
-      const a = arrivals.get(c)!;
+      const a = this.arrivals.get(c)!;
       const s = sentAt.get(c)!;
-      events += a.length;
-      for (const x of a) lat.push(Math.max(0, x - s));
-      if (a.length) last.push(Math.max(0, Math.max(...a) - s));
+      this.events += a.length;
+      for (const x of a) this.lat.push(Math.max(0, x - s));
+      if (a.length) this.last.push(Math.max(0, Math.max(...a) - s));
     }
+  }
+
+  async close(): Promise<FanoutResult> {
+    await closeSockets(this.sockets);
+    this.sender.close();
+    const s = summarize(this.lat);
+    return {
+      p50_ms: s.p50,
+      p99_ms: s.p99,
+      last_p99_ms: summarize(this.last).p99,
+      events: this.events,
+      expected: this.expected,
+    };
+  }
+}
+
+/** W4, one channel x `subs` subscribers on each of two servers, their rounds taken in turn. */
+export async function w4Pair(
+  a: RelayTarget,
+  b: RelayTarget,
+  channel: string,
+  subs: number,
+  rounds: number,
+): Promise<[FanoutResult, FanoutResult]> {
+  const both = [new Fanout(a), new Fanout(b)];
+  for (const f of both) await f.open(Array.from({ length: subs }, () => channel));
+  for (let k = 0; k < rounds; k++) {
+    // alternate who goes first, so that neither always follows the other's burst
+    for (const f of k % 2 ? [...both].reverse() : both) {
+      await f.round([channel], subs, k);
+      await sleep(100);
+    }
+  }
+  return [await both[0].close(), await both[1].close()];
+}
+
+/** W4, one subscriber on each of `subs` channels. */
+export async function w4(
+  r: RelayTarget,
+  prefix: string,
+  subs: number,
+  rounds: number,
+): Promise<FanoutResult> {
+  const f = new Fanout(r);
+  const channels = Array.from({ length: subs }, (_, k) => `${prefix}-${k}`);
+  await f.open(channels);
+  for (let k = 0; k < rounds; k++) {
+    await f.round(channels, 1, k);
     await sleep(100);
   }
-  await closeSockets(sockets);
-  sender.close();
-  const s = summarize(lat);
-  return { p50_ms: s.p50, p99_ms: s.p99, last_p99_ms: summarize(last).p99, events, expected };
+  return f.close();
 }
 
 export interface ScaleResult {
