@@ -27,8 +27,12 @@ export type AccountEvent =
   | { kind: 'new_message'; channel: string; count?: number }
   | { kind: 'token_revoked'; tokenId: string }
   | { kind: 'account_deleted' }
-  /** the subscription is back after a lost connection; events may have been missed */
-  | { kind: 'resubscribed' };
+  /**
+   * the subscription is back after a lost connection; events may have been missed.
+   * by: the time (ms since the epoch) by which the catch-up is to be spread out: a
+   * listener that tells many clients spreads them over what is left of it.
+   */
+  | { kind: 'resubscribed'; by: number };
 
 export type AccountListener = (event: AccountEvent) => void;
 
@@ -75,7 +79,8 @@ export class EventHub {
       const keys = batch.map((account) => accountKeys(account).events);
       Promise.resolve(this.subscriber.ssubscribe(...keys)).then(
         () => {
-          for (const account of batch) this.deliverSpread(account, { kind: 'resubscribed' });
+          const by = Date.now() + RESUBSCRIBE_SPREAD_MS;
+          for (const account of batch) this.deliverSpread(account, { kind: 'resubscribed', by });
         },
         (err) =>
           this.logger.warn(

@@ -16,7 +16,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import type { RelayApp } from '../app';
 import { AppError } from '../errors';
 import { schemeOf, type TrustProxy } from '../http/proxy';
-import { RESUBSCRIBE_SPREAD_MS, type AccountEvent } from '../store/events';
+import type { AccountEvent } from '../store/events';
 import {
   parseSubscription,
   refuseUpgrade,
@@ -100,12 +100,14 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
       for (const client of subscribers) send(client, frame);
     } else if (event.kind === 'resubscribed') {
       // Events may have been missed while this pod's subscription was down,
-      // a revocation among them. Each client hears of it at its own moment (as
-      // the hub does for accounts), so that they do not all pull at once.
+      // a revocation among them. Each client hears of it at its own moment within
+      // what is left of the hub's spread, so that they do not all pull at once and
+      // the last hears of it no later than RESUBSCRIBE_SPREAD_MS after the resubscription.
+      const left = Math.max(0, event.by - Date.now());
       for (const client of group.clients) {
         const timer = setTimeout(() => {
           for (const channel of client.channels) send(client, newMessageFrame(channel));
-        }, Math.random() * RESUBSCRIBE_SPREAD_MS);
+        }, Math.random() * left);
         timer.unref();
       }
       recheckSoon(accountId);

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ADMIN_TOKEN, accountWithToken, eventually } from '../../helpers/app';
+import { RESUBSCRIBE_SPREAD_MS } from '../../../src/store/events';
 import { startSingleRedis } from '../../helpers/redis';
 import { useRelay } from '../../helpers/useRelay';
 import { openSocket, upgradeRefusal, wsUrl, type TestSocket } from '../../helpers/wsSocket';
@@ -184,6 +185,9 @@ test('a stopped Redis: 503 at once, WebSockets stay open; after restart everythi
     300,
   );
   expect(socket.events).toContainEqual({ type: 'new_message', channelId: 'orders' });
+  // The catch-up frames after the resubscription (spread over RESUBSCRIBE_SPREAD_MS from
+  // it, which came before the frame just seen) are over before the lease below begins.
+  await new Promise((r) => setTimeout(r, RESUBSCRIBE_SPREAD_MS + 100));
 
   // The sweeper works again: an expired lease is re-queued and announced without any send.
   await rq.app.http.post(`${base}/pull`).set('Authorization', auth).send({ batch_size: 100 });
@@ -198,7 +202,7 @@ test('a stopped Redis: 503 at once, WebSockets stay open; after restart everythi
   ]);
   await new Promise((r) => setTimeout(r, 300)); // let the send's own event arrive first
   socket.events.length = 0;
-  // (the lease's end, not a late catch-up event from the resubscription, which are spread)
+  // (the lease's end: the catch-up events from the resubscription are over)
   const arrivals: number[] = [];
   socket.ws.on('message', (data) => {
     if (String(data).includes('new_message')) arrivals.push(Date.now());
