@@ -10,6 +10,17 @@ export class RawJson {
   constructor(readonly resultJson: string) {}
 }
 
+/**
+ * Writes a 200 with a JSON text: the headers res.json() would set (no ETag: the app
+ * disables them), without its per-response work.
+ */
+function sendJson(res: Response, json: string): void {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.end(json);
+}
+
 type Handler = (req: Request, res: Response) => Promise<unknown> | unknown;
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -24,14 +35,12 @@ export function resource(
       res.locals.route = path;
       const result = await handler(req, res);
       if (res.headersSent) return;
-      if (result instanceof RawJson) {
-        res
-          .status(200)
-          .type('application/json')
-          .send(`{"success":true,"errors":[],"messages":[],"result":${result.resultJson}}`);
-      } else {
-        res.status(200).json(okEnvelope(result));
-      }
+      sendJson(
+        res,
+        result instanceof RawJson
+          ? `{"success":true,"errors":[],"messages":[],"result":${result.resultJson}}`
+          : JSON.stringify(okEnvelope(result)),
+      );
     });
   }
   router.all(path, (req: Request, res: Response) => {
