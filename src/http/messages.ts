@@ -17,18 +17,25 @@ import {
 import type { Caller } from '../store/scripts/define';
 import type { NewMessage, PullResult } from '../store/types';
 import { requestAuth, requestCaller } from './caller';
-import { objectBody } from './body';
+import { objectBody, objectBodyText } from './body';
+import { batchBodyTexts, bodyText, isCompactJson } from './jsonText';
 import { pullMaybeWaiting } from './longPoll';
 import type { HttpDeps } from './context';
 import { RawJson, resource } from './route';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-/** Checks a validated message's content type against its body and measures it. */
+/**
+ * Checks a validated message's content type against its body and measures it. sentBody:
+ * the body's JSON text as the request carried it, stored as it is when it is already
+ * what JSON.stringify would make of the body (no parse-then-stringify for the bodies
+ * JavaScript and most clients send).
+ */
 export function toNewMessage(
   input: MessageInput,
   defaultDelay: number | undefined,
   where: string,
+  sentBody?: string,
 ): NewMessage {
   const contentType = input.content_type ?? 'json';
   const field = where === '' ? 'body' : `${where}.body`;
@@ -41,7 +48,10 @@ export function toNewMessage(
   ) {
     throw badRequest(`${field} must be a base64 string when content_type is ${contentType}`);
   }
-  const bodyJson = JSON.stringify(input.body);
+  // (the size is that of the serialization, decisions.md: a body sent otherwise than
+  // JSON.stringify would write it is stringified)
+  const bodyJson =
+    sentBody !== undefined && isCompactJson(sentBody) ? sentBody : JSON.stringify(input.body);
   const metadataJson = JSON.stringify(input.metadata ?? {});
   const size = Buffer.byteLength(bodyJson) + Buffer.byteLength(metadataJson);
   if (size > LIMITS.maxMessageBytes) {
@@ -68,6 +78,9 @@ export function channelParam(req: Request): string {
   if (!isValidId(channel)) throw badRequest(describeIdRule('channelId'));
   return channel;
 }
+
+/** The paths messagesRouter answers (as Express matches routes: case-insensitively). */
+export const MESSAGE_PATH = /^\/v1\/relay\/channels\/[^/?]+\/messages(?:[/?]|$)/i;
 
 export function messagesRouter(deps: HttpDeps): Router {
   const router = Router();
@@ -109,9 +122,10 @@ export function messagesRouter(deps: HttpDeps): Router {
   resource(router, base, {
     post: async (req) => {
       const { caller, channel } = await channelCaller(req);
-      const message = await parsed(caller, channel, () =>
-        toNewMessage(validateMessage(objectBody(req.body)), undefined, ''),
-      );
+      const message = await parsed(caller, channel, () => {
+        const { value, text } = objectBodyText(req.body);
+        return toNewMessage(validateMessage(value), undefined, '', bodyText(text));
+      });
       const [id] = await store.queue.send(caller, channel, [message]);
       return { id };
     },
@@ -121,8 +135,12 @@ export function messagesRouter(deps: HttpDeps): Router {
     post: async (req) => {
       const { caller, channel } = await channelCaller(req);
       const messages = await parsed(caller, channel, () => {
-        const input = validateBatch(objectBody(req.body));
-        return input.messages.map((m, i) => toNewMessage(m, input.delay_seconds, `messages[${i}]`));
+        const { value, text } = objectBodyText(req.body);
+        const input = validateBatch(value);
+        const sent = batchBodyTexts(text);
+        return input.messages.map((m, i) =>
+          toNewMessage(m, input.delay_seconds, `messages[${i}]`, sent[i]),
+        );
       });
       const ids = await store.queue.send(caller, channel, messages);
       return { ids };

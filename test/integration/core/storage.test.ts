@@ -80,6 +80,29 @@ describe('records at the edges of their encoding', () => {
     expect(m.body).toEqual(body);
   });
 
+  test('a body is stored as its compact serialization, whether or not it was sent compact', async () => {
+    const { id, auth } = await setup();
+    const path = '/v1/relay/channels/orders/messages';
+    const post = (url: string, text: string) =>
+      pods.a.http
+        .post(url)
+        .set('Authorization', auth)
+        .set('Content-Type', 'application/json')
+        .send(text);
+    const spaced = '{ "total" : 1.50e2,\n "items": [ ], "note": "caf\\u00e9 \\/" }';
+    const compact = JSON.stringify(JSON.parse(spaced));
+    expect(compact).toBe('{"total":150,"items":[],"note":"café /"}');
+    expect((await post(path, `{"body": ${spaced} , "metadata":{}}`)).status).toBe(200);
+    expect(await storageBytes(pods.a, id)).toBe(Buffer.byteLength(compact) + 2);
+    const batch = await post(`${path}/batch`, `{"messages":[{"body":${compact}},{"body":[1, 2]}]}`);
+    expect(batch.status).toBe(200);
+    expect(await storageBytes(pods.a, id)).toBe(2 * (Buffer.byteLength(compact) + 2) + 5 + 2);
+    const pulled = await post(`${path}/pull`, '{"batch_size":10}');
+    expect(pulled.status).toBe(200);
+    expect(pulled.text.split(`"body":${compact},`)).toHaveLength(3);
+    expect(pulled.text).toContain('"body":[1,2],');
+  });
+
   test('the largest message (body + metadata exactly at the limit) is stored and read back', async () => {
     const { id, ca } = await setup();
     const metadata = { k: '😀' };
