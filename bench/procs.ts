@@ -3,7 +3,7 @@
  * relayq, each on a free loopback port with its data in a temp folder. Every
  * process is killed by its pid when the benchmark ends (or fails).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -40,11 +40,20 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
-function track(child: ChildProcess, dir: string, port: number, logName: string): Proc {
+/**
+ * The standard streams of a child: its stdout and stderr written straight to a file in
+ * its folder, as a container runtime would, not piped through this process (which is
+ * the load generator, on the same cores).
+ */
+function logFile(dir: string, logName: string): StdioOptions {
+  const fd = fs.openSync(path.join(dir, logName), 'a');
+  return ['ignore', fd, fd];
+}
+
+function track(child: ChildProcess, dir: string, port: number, stdio: StdioOptions): Proc {
   children.add(child);
-  const log = fs.createWriteStream(path.join(dir, logName));
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
+  // the child holds its own copy of the log file's descriptor
+  if (Array.isArray(stdio) && typeof stdio[1] === 'number') fs.closeSync(stdio[1]);
   return {
     port,
     child,
@@ -81,6 +90,7 @@ export function tempDir(prefix: string): string {
 export async function startRedis(appendfsync: 'always' | 'everysec'): Promise<Proc> {
   const port = await freePort();
   const dir = tempDir(`redis-${appendfsync}`);
+  const stdio = logFile(dir, 'redis.log');
   const child = spawn(
     process.env.REDIS_SERVER_BIN || 'redis-server',
     [
@@ -101,9 +111,9 @@ export async function startRedis(appendfsync: 'always' | 'everysec'): Promise<Pr
       '--maxmemory-policy',
       'noeviction',
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    { stdio },
   );
-  const proc = track(child, dir, port, 'redis.log');
+  const proc = track(child, dir, port, stdio);
   await waitForPort(port, child, 'redis-server');
   return proc;
 }
@@ -117,12 +127,13 @@ export function natsAvailable(): boolean {
 export async function startNats(): Promise<Proc> {
   const port = await freePort();
   const dir = tempDir('nats');
+  const stdio = logFile(dir, 'nats.log');
   const child = spawn(
     NATS_BIN,
     ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir, '--http_port', '0'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    { stdio },
   );
-  const proc = track(child, dir, port, 'nats.log');
+  const proc = track(child, dir, port, stdio);
   await waitForPort(port, child, 'nats-server');
   return proc;
 }
@@ -154,8 +165,9 @@ export async function startRelay(
   const dir = tempDir('relayq');
   const main = path.resolve(__dirname, '..', 'src', 'cli', 'main.js');
   const nodeArgs = cpuProf(opts.cpuProfDir, `relayq-${port}`);
+  const stdio = logFile(dir, 'relayq.log');
   const child = spawn(process.execPath, [...nodeArgs, main, 'serve'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -167,12 +179,11 @@ export async function startRelay(
       HOST: '127.0.0.1',
       PORT: String(port),
       METRICS_PORT: String(metricsPort),
-      LOG_LEVEL: 'warn',
       RELAY_DATA_DIR: dir,
       ...opts.env,
     },
   });
-  const proc = track(child, dir, port, 'relayq.log');
+  const proc = track(child, dir, port, stdio);
   await waitForPort(port, child, 'relayq');
   return proc;
 }
@@ -182,8 +193,9 @@ export async function startFloor(redisPort: number, cpuProfDir?: string): Promis
   const port = await freePort();
   const dir = tempDir('floor');
   const script = path.resolve(__dirname, 'floor.js');
+  const stdio = logFile(dir, 'floor.log');
   const child = spawn(process.execPath, [...cpuProf(cpuProfDir, `floor-${port}`), script], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -191,7 +203,7 @@ export async function startFloor(redisPort: number, cpuProfDir?: string): Promis
       REDIS_PORT: String(redisPort),
     },
   });
-  const proc = track(child, dir, port, 'floor.log');
+  const proc = track(child, dir, port, stdio);
   await waitForPort(port, child, 'the W2 floor');
   return proc;
 }
