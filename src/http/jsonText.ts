@@ -6,7 +6,6 @@
  */
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 const OPEN_BRACE = 0x7b;
@@ -21,12 +20,21 @@ function skipSpace(text: string, i: number): number {
   return i;
 }
 
+/** A string's next quote or backslash (V8 searches faster than a character loop). */
+const QUOTE_OR_BACKSLASH = /["\\]/g;
+
+/** The index of the next quote or backslash from i (-1 when none). */
+function nextSpecial(text: string, i: number): number {
+  QUOTE_OR_BACKSLASH.lastIndex = i;
+  return QUOTE_OR_BACKSLASH.exec(text) === null ? -1 : QUOTE_OR_BACKSLASH.lastIndex - 1;
+}
+
 /** The index just past the string that starts at i. */
 function skipString(text: string, i: number): number {
-  for (i++; ; i++) {
-    const c = text.charCodeAt(i);
-    if (c === BACKSLASH) i++;
-    else if (c === QUOTE) return i + 1;
+  for (i++; ;) {
+    i = nextSpecial(text, i);
+    if (text.charCodeAt(i) === QUOTE) return i + 1;
+    i += 2; // a backslash and the character it escapes
   }
 }
 
@@ -69,7 +77,8 @@ export function objectMembers(text: string, start: number): Map<string, Span> | 
   i = skipSpace(text, i + 1);
   while (text.charCodeAt(i) === QUOTE) {
     const keyEnd = skipString(text, i);
-    const key = JSON.parse(text.slice(i, keyEnd)) as string;
+    const raw = text.slice(i + 1, keyEnd - 1);
+    const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
     i = skipSpace(text, keyEnd);
     if (text.charCodeAt(i) !== COLON) return null;
     const valueStart = skipSpace(text, i + 1);
@@ -96,10 +105,40 @@ export function arrayElements(text: string, start: number): Span[] | null {
   return elements;
 }
 
-/** The text of a message's `body` member (the object's value starting at `start`), if any. */
-export function bodyText(text: string, start = 0): string | undefined {
-  const span = objectMembers(text, start)?.get('body');
-  return span && text.slice(span[0], span[1]);
+/**
+ * The text of a message's `body` member (in the object whose value starts at `start`)
+ * when it is exactly what JSON.stringify would write for it; undefined when it is not,
+ * or when there is no body (the caller then stringifies the parsed body).
+ */
+export function compactBodyText(text: string, start = 0): string | undefined {
+  let i = skipSpace(text, start);
+  if (text.charCodeAt(i) !== OPEN_BRACE) return undefined;
+  let found: string | undefined;
+  i = skipSpace(text, i + 1);
+  while (text.charCodeAt(i) === QUOTE) {
+    const keyStart = i;
+    const keyEnd = skipString(text, i);
+    const valueStart = skipSpace(text, skipSpace(text, keyEnd) + 1);
+    let valueEnd: number;
+    if (isKey(text, keyStart, keyEnd, 'body')) {
+      // (a later "body" replaces an earlier one, as in JSON.parse)
+      valueEnd = compactEnd(text, valueStart);
+      found = valueEnd < 0 ? undefined : text.slice(valueStart, valueEnd);
+      if (valueEnd < 0) valueEnd = skipValue(text, valueStart);
+    } else {
+      valueEnd = skipValue(text, valueStart);
+    }
+    i = skipSpace(text, valueEnd);
+    if (text.charCodeAt(i) === COMMA) i = skipSpace(text, i + 1);
+  }
+  return found;
+}
+
+/** Whether the key text[start, end) (with its quotes) is `name`, however it is spelled. */
+function isKey(text: string, start: number, end: number, name: string): boolean {
+  if (end - start === name.length + 2 && text.startsWith(name, start + 1)) return true;
+  const raw = text.slice(start, end);
+  return raw.includes('\\') && JSON.parse(raw) === name;
 }
 
 /** The \u escapes JSON.stringify writes: control characters other than \b \t \n \f \r. */
@@ -119,16 +158,15 @@ function compactEnd(text: string, i: number): number {
   const first = text.charCodeAt(i);
   if (first === QUOTE) {
     for (i++; ; i++) {
-      const c = text.charCodeAt(i);
-      if (c === QUOTE) return i + 1;
-      if (c === BACKSLASH) {
-        const escaped = text.charCodeAt(++i);
-        // stringify writes \/ as /, and \uXXXX only for the controls without a short form
-        if (escaped === 0x2f) return -1;
-        if (escaped === 0x75) {
-          if (!CONTROL_ESCAPE.test(text.slice(i + 1, i + 5))) return -1;
-          i += 4;
-        }
+      i = nextSpecial(text, i);
+      if (text.charCodeAt(i) === QUOTE) return i + 1;
+      // a backslash: stringify writes \/ as /, and \uXXXX only for the controls without
+      // a short form
+      const escaped = text.charCodeAt(++i);
+      if (escaped === 0x2f) return -1;
+      if (escaped === 0x75) {
+        if (!CONTROL_ESCAPE.test(text.slice(i + 1, i + 5))) return -1;
+        i += 4;
       }
     }
   }
@@ -147,14 +185,23 @@ function compactEnd(text: string, i: number): number {
   if (first === OPEN_BRACE) {
     i++;
     if (text.charCodeAt(i) === CLOSE_BRACE) return i + 1;
-    const keys = new Set<string>();
+    const keys: string[] = [];
+    let keySet: Set<string> | null = null;
     for (;;) {
       if (text.charCodeAt(i) !== QUOTE) return -1;
       const keyEnd = compactEnd(text, i);
       if (keyEnd < 0) return -1;
       const key = text.slice(i + 1, keyEnd - 1);
-      if (keys.has(key) || INDEX_KEY.test(key)) return -1;
-      keys.add(key);
+      if (isDigit(key.charCodeAt(0)) && INDEX_KEY.test(key)) return -1;
+      // (a list while small, a set past that)
+      if (keySet === null && keys.length === SMALL_OBJECT) keySet = new Set(keys);
+      if (keySet === null) {
+        if (keys.includes(key)) return -1;
+        keys.push(key);
+      } else {
+        if (keySet.has(key)) return -1;
+        keySet.add(key);
+      }
       if (text.charCodeAt(keyEnd) !== COLON) return -1;
       i = compactEnd(text, keyEnd + 1);
       if (i < 0) return -1;
@@ -166,9 +213,26 @@ function compactEnd(text: string, i: number): number {
   }
   const end = skipValue(text, i);
   if (end === i) return -1;
-  const token = text.slice(i, end);
   if (first === 0x74 || first === 0x66 || first === 0x6e) return end; // true, false, null
+  if (isShortInteger(text, i, end)) return end;
+  const token = text.slice(i, end);
   return String(Number(token)) === token ? end : -1;
+}
+
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+const SMALL_OBJECT = 16;
+
+/**
+ * Whether text[start, end) is an integer JavaScript prints as written: at most 15 digits
+ * (exact in a double), no leading zero, not -0.
+ */
+function isShortInteger(text: string, start: number, end: number): boolean {
+  if (text.charCodeAt(start) === 0x2d) start++;
+  const digits = end - start;
+  if (digits < 1 || digits > 15) return false;
+  if (text.charCodeAt(start) === 0x30) return digits === 1 && text.charCodeAt(start - 1) !== 0x2d;
+  for (let i = start; i < end; i++) if (!isDigit(text.charCodeAt(i))) return false;
+  return true;
 }
 
 /** Whether `value` (JSON text JSON.parse accepted) is exactly JSON.stringify of what it holds. */
@@ -176,9 +240,9 @@ export function isCompactJson(value: string): boolean {
   return compactEnd(value, 0) === value.length;
 }
 
-/** The text of each message's `body` in a batch request's `messages` array. */
+/** compactBodyText of each message in a batch request's `messages` array. */
 export function batchBodyTexts(text: string): (string | undefined)[] {
   const messages = objectMembers(text, 0)?.get('messages');
   if (!messages) return [];
-  return (arrayElements(text, messages[0]) ?? []).map(([start]) => bodyText(text, start));
+  return (arrayElements(text, messages[0]) ?? []).map(([start]) => compactBodyText(text, start));
 }

@@ -18,7 +18,7 @@ import type { Caller } from '../store/scripts/define';
 import type { NewMessage, PullResult } from '../store/types';
 import { requestAuth, requestCaller } from './caller';
 import { objectBody, objectBodyText } from './body';
-import { batchBodyTexts, bodyText, isCompactJson } from './jsonText';
+import { batchBodyTexts, compactBodyText } from './jsonText';
 import { pullMaybeWaiting } from './longPoll';
 import type { HttpDeps } from './context';
 import { RawJson, resource } from './route';
@@ -27,9 +27,9 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 
 /**
  * Checks a validated message's content type against its body and measures it. sentBody:
- * the body's JSON text as the request carried it, stored as it is when it is already
- * what JSON.stringify would make of the body (no parse-then-stringify for the bodies
- * JavaScript and most clients send).
+ * the body's text in the request when it is exactly what JSON.stringify would make of
+ * the body (compactBodyText), stored as it came: no parse-then-stringify for the bodies
+ * JavaScript and most clients send.
  */
 export function toNewMessage(
   input: MessageInput,
@@ -48,10 +48,9 @@ export function toNewMessage(
   ) {
     throw badRequest(`${field} must be a base64 string when content_type is ${contentType}`);
   }
-  // (the size is that of the serialization, decisions.md: a body sent otherwise than
-  // JSON.stringify would write it is stringified)
-  const bodyJson =
-    sentBody !== undefined && isCompactJson(sentBody) ? sentBody : JSON.stringify(input.body);
+  // (the size is that of the compact serialization, decisions.md: a body sent in
+  // another form is stringified)
+  const bodyJson = sentBody ?? JSON.stringify(input.body);
   const metadataJson = JSON.stringify(input.metadata ?? {});
   const size = Buffer.byteLength(bodyJson) + Buffer.byteLength(metadataJson);
   if (size > LIMITS.maxMessageBytes) {
@@ -124,7 +123,7 @@ export function messagesRouter(deps: HttpDeps): Router {
       const { caller, channel } = await channelCaller(req);
       const message = await parsed(caller, channel, () => {
         const { value, text } = objectBodyText(req.body);
-        return toNewMessage(validateMessage(value), undefined, '', bodyText(text));
+        return toNewMessage(validateMessage(value), undefined, '', compactBodyText(text));
       });
       const [id] = await store.queue.send(caller, channel, [message]);
       return { id };

@@ -2,18 +2,19 @@
 import {
   arrayElements,
   batchBodyTexts,
-  bodyText,
+  compactBodyText,
   isCompactJson,
   objectMembers,
 } from '../../src/http/jsonText';
 
-test('the body member is found whatever its kind, with the text as sent', () => {
+test('a compact body is found whatever its kind, among spaced members', () => {
   const bodies = [
-    '{"a": [1, {"b": "}]"}], "c": null}',
-    '[ 1 , 2 ]',
-    '"he said \\"hi\\" \\\\ \\u00e9 \\ud83d\\ude00"',
-    '12345678901234567890',
-    '-0.50e+3',
+    '{"a":[1,{"b":"}]"}],"c":null}',
+    '[1,2]',
+    '"he said \\"hi\\" \\\\ é 😀 \\u0007"',
+    '123456789012345',
+    '-0.5',
+    '1e+21',
     'true',
     'false',
     'null',
@@ -22,38 +23,44 @@ test('the body member is found whatever its kind, with the text as sent', () => 
     '""',
   ];
   for (const body of bodies) {
+    expect(JSON.stringify(JSON.parse(body))).toBe(body);
     const text = `{ "metadata" : {"body": 1} ,\n\t"body" :  ${body}  , "dedup_id":"x"}`;
-    expect(bodyText(text)).toBe(body);
-    expect(JSON.parse(bodyText(text)!)).toEqual(JSON.parse(body));
+    expect(compactBodyText(text)).toBe(body);
   }
 });
 
-test('a key spelled with escapes is the key; the last of duplicate keys wins, as in JSON.parse', () => {
-  expect(bodyText('{"\\u0062ody":"escaped"}')).toBe('"escaped"');
-  const text = '{"body":1,"body":{"x":2}}';
-  expect(bodyText(text)).toBe('{"x":2}');
-  expect(JSON.parse(bodyText(text)!)).toEqual(JSON.parse(text).body);
+test('a body in another form than stringify writes is not taken (the caller stringifies)', () => {
+  for (const body of ['{"a": 1}', '[1, 2]', '1.0', '-0', '12345678901234567890', '"\\u00e9"']) {
+    expect(compactBodyText(`{"body":${body}}`)).toBeUndefined();
+  }
+});
+
+test('a key spelled with escapes is the key; the last of repeated keys wins, as in JSON.parse', () => {
+  expect(compactBodyText('{"\\u0062ody":"escaped"}')).toBe('"escaped"');
+  expect(compactBodyText('{"body":1,"body":{"x":2}}')).toBe('{"x":2}');
+  expect(compactBodyText('{"body":1,"body":{"x": 2}}')).toBeUndefined();
+  expect(compactBodyText('{"body":{"x": 2},"body":1}')).toBe('1');
 });
 
 test('no body member, or not an object: undefined', () => {
-  expect(bodyText('{}')).toBeUndefined();
-  expect(bodyText('{"bodies":1}')).toBeUndefined();
-  expect(bodyText('[{"body":1}]')).toBeUndefined();
+  expect(compactBodyText('{}')).toBeUndefined();
+  expect(compactBodyText('{"bodies":1,"bod":2}')).toBeUndefined();
+  expect(compactBodyText('[{"body":1}]')).toBeUndefined();
   expect(objectMembers('"body"', 0)).toBeNull();
   expect(arrayElements('{}', 0)).toBeNull();
 });
 
-test('every body of a batch, in order; a message without one is undefined', () => {
+test('every body of a batch, in order; a message without a compact one is undefined', () => {
   const text =
-    '{"delay_seconds":1,"messages":[ {"body":"a"}, {"metadata":{},"body":[1,"]"]},{},{"body":{"body":2}} ]}';
-  expect(batchBodyTexts(text)).toEqual(['"a"', '[1,"]"]', undefined, '{"body":2}']);
+    '{"delay_seconds":1,"messages":[ {"body":"a"}, {"metadata":{},"body":[1,"]"]},{},{"body":{"body":2}}, {"body":[1, 2]} ]}';
+  expect(batchBodyTexts(text)).toEqual(['"a"', '[1,"]"]', undefined, '{"body":2}', undefined]);
   expect(batchBodyTexts('{"messages":[]}')).toEqual([]);
   expect(batchBodyTexts('{}')).toEqual([]);
 });
 
 test('unicode, as the decoded request text holds it, stays as sent', () => {
   const text = JSON.stringify({ body: { name: 'Zoë 😀 ☃', note: '\u2028' } });
-  expect(bodyText(text)).toBe(JSON.stringify({ name: 'Zoë 😀 ☃', note: '\u2028' }));
+  expect(compactBodyText(text)).toBe(JSON.stringify({ name: 'Zoë 😀 ☃', note: '\u2028' }));
 });
 
 describe('isCompactJson: the text is exactly what JSON.stringify makes of its value', () => {
@@ -122,6 +129,7 @@ describe('isCompactJson: the text is exactly what JSON.stringify makes of its va
       const expected = text === canonical && !text.includes('"1":');
       if (isCompactJson(text)) expect(text).toBe(canonical);
       expect([text, isCompactJson(text)]).toEqual([text, expected]);
+      expect(compactBodyText(`{"x":[1],"body":${text}}`)).toBe(expected ? text : undefined);
       if (expected) compact++;
     }
     expect(compact).toBeGreaterThan(500);
