@@ -7,6 +7,7 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { AppError, badRequest } from '../errors';
 import { LIMITS } from '../schemas/requests';
+import { readBodyBytes } from './readBody';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -31,12 +32,14 @@ export const rawBody: RequestHandler = (req: BodyRequest, res, next) => {
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
     return inflatingReader(req, res, next);
   }
-  const length = req.headers['content-length'];
-  if (length === undefined && req.headers['transfer-encoding'] === undefined) {
+  if (
+    req.headers['content-length'] === undefined &&
+    req.headers['transfer-encoding'] === undefined
+  ) {
     req._body = true;
     return next();
   }
-  readPlainBody(req, length === undefined ? null : Number(length)).then(
+  readBodyBytes(req, LIMITS.maxRequestBytes, tooLarge).then(
     (body) => {
       req._body = true;
       req.body = body;
@@ -51,37 +54,6 @@ const tooLarge = () =>
     'PAYLOAD_TOO_LARGE',
     `request body is over the ${LIMITS.maxRequestBytes}-byte limit`,
   );
-const incomplete = () => badRequest('request body was incomplete');
-
-function readPlainBody(req: Request, declared: number | null): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    if (declared !== null && declared > LIMITS.maxRequestBytes) return reject(tooLarge());
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let settled = false;
-    const settle = (err: AppError | null) => {
-      if (settled) return;
-      settled = true;
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('close', onClose);
-      req.off('error', onClose);
-      if (err) reject(err);
-      else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
-    };
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > LIMITS.maxRequestBytes) settle(tooLarge());
-      else chunks.push(chunk);
-    };
-    const onEnd = () => settle(declared !== null && received !== declared ? incomplete() : null);
-    const onClose = () => settle(incomplete());
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('close', onClose);
-    req.on('error', onClose);
-  });
-}
 
 /** Reads off the rest of a refused body (so the answer is not cut short), then calls done. */
 function dumpBody(req: Request, done: () => void): void {

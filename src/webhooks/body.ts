@@ -4,7 +4,8 @@
  * max_webhook_bytes. One byte over is a 413 before anything is stored.
  */
 import type { Request } from 'express';
-import { AppError, badRequest } from '../errors';
+import { AppError } from '../errors';
+import { readBodyBytes } from '../http/readBody';
 
 function tooLarge(limit: number): AppError {
   // The connection is closed after the answer: the rest of the body is not read.
@@ -15,43 +16,11 @@ function tooLarge(limit: number): AppError {
   );
 }
 
-export function readExactBody(req: Request, limit: number): Promise<Buffer> {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit));
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let settled = false;
-    const finish = (err: AppError | null) => {
-      if (settled) return;
-      settled = true;
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('aborted', onAborted);
-      req.off('error', onAborted);
-      req.off('close', onClose);
-      if (err) {
-        req.pause();
-        reject(err);
-      } else {
-        resolve(Buffer.concat(chunks, received));
-      }
-    };
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > limit) finish(tooLarge(limit));
-      else chunks.push(chunk);
-    };
-    const onEnd = () => finish(null);
-    const onAborted = () => finish(badRequest('request body was incomplete'));
-    // closed before its end: the sender went away (settled already when it ended)
-    const onClose = () => {
-      if (!req.complete) onAborted();
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('aborted', onAborted);
-    req.on('error', onAborted);
-    req.on('close', onClose);
-  });
+export async function readExactBody(req: Request, limit: number): Promise<Buffer> {
+  try {
+    return await readBodyBytes(req, limit, () => tooLarge(limit));
+  } catch (err) {
+    req.pause();
+    throw err;
+  }
 }
