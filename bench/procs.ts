@@ -179,6 +179,7 @@ export async function startRelay(
       HOST: '127.0.0.1',
       PORT: String(port),
       METRICS_PORT: String(metricsPort),
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
       RELAY_DATA_DIR: dir,
       ...opts.env,
     },
