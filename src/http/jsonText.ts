@@ -77,8 +77,7 @@ export function objectMembers(text: string, start: number): Map<string, Span> | 
   i = skipSpace(text, i + 1);
   while (text.charCodeAt(i) === QUOTE) {
     const keyEnd = skipString(text, i);
-    const raw = text.slice(i + 1, keyEnd - 1);
-    const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+    const key = keyAt(text, i, keyEnd);
     i = skipSpace(text, keyEnd);
     if (text.charCodeAt(i) !== COLON) return null;
     const valueStart = skipSpace(text, i + 1);
@@ -119,26 +118,29 @@ export function compactBodyText(text: string, start = 0): string | undefined {
     const keyStart = i;
     const keyEnd = skipString(text, i);
     const valueStart = skipSpace(text, skipSpace(text, keyEnd) + 1);
-    let valueEnd: number;
+    let valueEnd = -1;
     if (isKey(text, keyStart, keyEnd, 'body')) {
       // (a later "body" replaces an earlier one, as in JSON.parse)
       valueEnd = compactEnd(text, valueStart);
       found = valueEnd < 0 ? undefined : text.slice(valueStart, valueEnd);
-      if (valueEnd < 0) valueEnd = skipValue(text, valueStart);
-    } else {
-      valueEnd = skipValue(text, valueStart);
     }
+    if (valueEnd < 0) valueEnd = skipValue(text, valueStart);
     i = skipSpace(text, valueEnd);
     if (text.charCodeAt(i) === COMMA) i = skipSpace(text, i + 1);
   }
   return found;
 }
 
+/** The key whose string text[start, end) is (with its quotes), its escapes read. */
+function keyAt(text: string, start: number, end: number): string {
+  const raw = text.slice(start, end);
+  return raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+}
+
 /** Whether the key text[start, end) (with its quotes) is `name`, however it is spelled. */
 function isKey(text: string, start: number, end: number, name: string): boolean {
   if (end - start === name.length + 2 && text.startsWith(name, start + 1)) return true;
-  const raw = text.slice(start, end);
-  return raw.includes('\\') && JSON.parse(raw) === name;
+  return keyAt(text, start, end) === name;
 }
 
 /** The \u escapes JSON.stringify writes: control characters other than \b \t \n \f \r. */
