@@ -6,7 +6,7 @@
  * through these functions only.
  */
 import crypto from 'node:crypto';
-import { parsePlans } from '../src/configPlans';
+import { parsePlans } from '../src/config/plans';
 import { accountKeys } from '../src/store/keys';
 import { compactUuid } from '../src/store/records';
 import type { RedisClient } from '../src/store/redis';

@@ -23,7 +23,7 @@ import { registerBacklogMetrics } from './backlogMetrics';
 import { Metrics } from './metrics';
 import { openapiRouter } from './openapi/route';
 import { sqsRouter } from './sqs/router';
-import { PlanResolver } from './plans';
+import { PlanResolver } from './config/planResolver';
 import { EventHub } from './store/events';
 import { BacklogGauges } from './store/gauges';
 import { createStore } from './store/index';

@@ -6,7 +6,7 @@
  * every request, so a revocation takes effect on every pod from the next request on.
  */
 import { forbidden, unauthorized } from '../errors';
-import type { PlanResolver } from '../plans';
+import type { PlanResolver } from '../config/planResolver';
 import type { Caller } from '../store/scripts/define';
 import type { AccountStore, Authorized, PlanLimits } from '../store/types';
 import { hashSecret, parseToken } from './tokens';

@@ -13,7 +13,7 @@ import {
   validateTokenCreate,
 } from '../schemas/requests';
 import type { AccountRecord, AccountStore, TokenRecord } from '../store/types';
-import type { PlanResolver } from '../plans';
+import type { PlanResolver } from '../config/planResolver';
 import { bearerToken, headerCaller } from '../auth/authenticate';
 import { credentialsFor, type AwsCredentials } from '../sqs/credentials';
 import { objectBody } from './body';

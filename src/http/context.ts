@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Metrics } from '../metrics';
-import type { PlanResolver } from '../plans';
+import type { PlanResolver } from '../config/planResolver';
 import type { Store } from '../store/types';
 import type { ChannelWaiters } from '../store/waiters';
 import type { AccountLimits } from '../limits/accountLimits';

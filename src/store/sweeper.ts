@@ -11,7 +11,7 @@
  */
 import crypto from 'node:crypto';
 import type { Logger } from 'pino';
-import type { PlanResolver } from '../plans';
+import type { PlanResolver } from '../config/planResolver';
 import type { StoreContext } from './context';
 import { accountKeyList, duePartitionKeys } from './keys';
 

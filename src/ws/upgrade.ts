@@ -14,7 +14,7 @@ import {
 } from '../auth/authenticate';
 import { sessionToken } from '../auth/sessions';
 import { AppError, badRequest, notFound, toEnvelope } from '../errors';
-import type { PlanResolver } from '../plans';
+import type { PlanResolver } from '../config/planResolver';
 import { describeIdRule, isValidId } from '../schemas/ids';
 import type { Caller } from '../store/scripts/define';
 import type { AccountStore } from '../store/types';

@@ -1,8 +1,8 @@
 /** docs/configuration.md is exactly what the config module's declarations generate. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { configurationReference } from '../../src/configReference';
-import { SETTINGS } from '../../src/configSettings';
+import { configurationReference } from '../../src/config/reference';
+import { SETTINGS } from '../../src/config/settings';
 
 const file = path.resolve(__dirname, '../../docs/configuration.md');
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../src/config';
-import { SETTINGS } from '../../src/configSettings';
+import { SETTINGS } from '../../src/config/settings';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const K8S = path.join(ROOT, 'k8s');

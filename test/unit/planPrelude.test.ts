@@ -1,5 +1,5 @@
 /** The plan prelude compiled into every script (src/store/scripts/plans.ts). */
-import { parsePlans } from '../../src/configPlans';
+import { parsePlans } from '../../src/config/plans';
 import { planPrelude } from '../../src/store/scripts/plans';
 
 test('every configured plan is a row of its limits and derived figures; the default is named', () => {

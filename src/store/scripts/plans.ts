@@ -4,7 +4,7 @@
  * account's plan itself and a request needs no call to learn them. Pods with the same
  * configuration load the same source, so they share the scripts' SHAs.
  */
-import { DEFAULT_PLANS, type Plans } from '../../configPlans';
+import { DEFAULT_PLANS, type Plans } from '../../config/plans';
 import type { PlanLimits } from '../types';
 
 /** A rate with its burst as a fixed window: at most limit requests per windowMs. */
@@ -53,7 +53,7 @@ export interface PlanTable {
 
 export const DEFAULT_PLAN_TABLE: PlanTable = { plans: DEFAULT_PLANS, defaultPlan: 'free' };
 
-/** The Lua source of the prelude. Plan names are [A-Za-z0-9_-] (configPlans.ts). */
+/** The Lua source of the prelude. Plan names are [A-Za-z0-9_-] (config/plans.ts). */
 export function planPrelude({ plans, defaultPlan }: PlanTable): string {
   if (!Object.prototype.hasOwnProperty.call(plans, defaultPlan)) {
     throw new Error(`the default plan ${defaultPlan} is not among the plans`);

@@ -6,8 +6,8 @@
  */
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { parsePlans } from './configPlans';
-import { ConfigError, custom, integer, oneOf } from './configSetting';
+import { parsePlans } from './plans';
+import { ConfigError, custom, integer, oneOf } from './setting';
 
 const ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 

@@ -1,6 +1,6 @@
 /** Resolves an account's plan name to its limits, from the validated config. */
-import type { Plans } from './config';
-import type { PlanLimits } from './store/types';
+import type { Plans } from './index';
+import type { PlanLimits } from '../store/types';
 
 export class PlanResolver {
   constructor(

@@ -1,15 +1,15 @@
 /**
  * The only reader of process.env. Every setting (declared once, with its
- * reference text, in configSettings.ts) is read and checked here at start-up;
+ * reference text, in settings.ts) is read and checked here at start-up;
  * a bad value stops the start with a message that names it.
  */
-import { SETTINGS } from './configSettings';
-import { ConfigError } from './configSetting';
-import { parsePlans, type Plans } from './configPlans';
+import { SETTINGS } from './settings';
+import { ConfigError } from './setting';
+import { parsePlans, type Plans } from './plans';
 
-export { ConfigError } from './configSetting';
-export { DEFAULT_PLANS, parsePlans, type Plan, type Plans } from './configPlans';
-export { trustProxy } from './configSettings';
+export { ConfigError } from './setting';
+export { DEFAULT_PLANS, parsePlans, type Plan, type Plans } from './plans';
+export { trustProxy } from './settings';
 
 export interface RedisTarget {
   /** redis:// or rediss:// URL of one Redis; null with clusterNodes or the embedded default. */

@@ -1,12 +1,12 @@
 /**
  * docs/configuration.md, generated from the settings' own declarations
- * (configSettings.ts, configPlans.ts). `npm run docs:config` writes it; a unit
+ * (settings.ts, plans.ts). `npm run docs:config` writes it; a unit
  * test fails when the committed file differs.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_PLANS, PLAN_LIMITS } from './configPlans';
-import { SETTINGS } from './configSettings';
+import { DEFAULT_PLANS, PLAN_LIMITS } from './plans';
+import { SETTINGS } from './settings';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 
@@ -14,7 +14,7 @@ export function configurationReference(): string {
   const lines = [
     '# Configuration reference',
     '',
-    '<!-- Generated from src/configSettings.ts and src/configPlans.ts by `npm run docs:config`;',
+    '<!-- Generated from src/config/settings.ts and src/config/plans.ts by `npm run docs:config`;',
     '     do not edit by hand (test/unit/configReference.test.ts checks it). -->',
     '',
     'relayq reads its configuration from environment variables at start-up, once.',

@@ -1,5 +1,5 @@
 /** The plans (docs/operator.md, "Plans"): their limits, the defaults, and RELAY_PLANS overrides. */
-import { ConfigError } from './configSetting';
+import { ConfigError } from './setting';
 
 /** Every plan limit with what the reference says about it: add a limit here, once. */
 export const PLAN_LIMITS = {
