@@ -16,6 +16,7 @@ ARGV[8] visibility_timeout_ms: integer, '-' to reset to the default, '' to keep
 ARGV[9] delay_ms: integer, '-' to reset to the default, '' to keep
 ARGV[10] retention_ms: integer, '-' to reset to the default, '' to keep
 ARGV[11] receive_wait_ms (SQS ReceiveMessageWaitTimeSeconds): integer, '-' to reset, '' to keep
+ARGV[12..] named settings to change, each 'name=value' (value without '|'); 'name=' removes it
 Returns: the config string
 Errors:  ACCOUNT_GONE (the caller's account was deleted); CHANNEL_LIMIT <max_channels>
 ]]
@@ -56,6 +57,11 @@ settings.visibility_ms = apply(settings.visibility_ms, ARGV[8])
 settings.delay_ms = apply(settings.delay_ms, ARGV[9])
 settings.retention_ms = apply(settings.retention_ms, ARGV[10])
 settings.receive_wait_ms = apply(settings.receive_wait_ms, ARGV[11])
+settings.named = settings.named or {}
+for i = 12, #ARGV do
+  local name, value = string.match(ARGV[i], '^([%w_]+)=([^|]*)$')
+  if name then settings.named[name] = value ~= '' and value or nil end
+end
 local updated = format_config(max_attempts, dedup_window, dlq, created, format_settings(settings))
 redis.call('HSET', k.channels, channel, updated)
 if dlq_new then

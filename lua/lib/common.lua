@@ -35,10 +35,12 @@
 -- message counts for storage, written only when it is not the payload's length (webhook
 -- messages count their raw body). src/store/records.ts reads records for the API.
 -- A channel's config (channels hash, field = channel id):
---   max_attempts|dedup_window_s|dead_letter_channel|created_ms[|paused|visibility_ms|delay_ms|retention_ms[|receive_wait_ms]]
+--   max_attempts|dedup_window_s|dead_letter_channel|created_ms[|paused|visibility_ms|delay_ms|retention_ms[|receive_wait_ms[|name=value...]]]
 -- The bracketed settings tail is absent on channels never given a setting; in it,
 -- paused is 0 or 1 and an empty number means "not set: the default applies".
 -- receive_wait_ms (the SQS endpoint's default WaitTimeSeconds) is absent on older tails.
+-- Named settings follow, sorted by name ([%w_]+ names, values without '|'); a named
+-- setting that is absent is not set. The features that own them: src/store/channelConfig.ts.
 
 local function now_ms()
   local t = redis.call('TIME')
@@ -118,17 +120,28 @@ local function format_config(max_attempts, dedup_window, dlq, created, tail)
 end
 
 -- The channel settings of a config: { paused = bool, visibility_ms, delay_ms, retention_ms,
--- receive_wait_ms } (each number nil when not set).
+-- receive_wait_ms } (each number nil when not set), and named = { name -> value text }, the
+-- named settings that follow them ('|name=value' each; a feature adds its own name).
 local function parse_settings(cfg)
   local _, _, _, _, tail = parse_config(cfg)
-  local paused, vt, delay, retention, wait = string.match(tail, '^|([01])|(%d*)|(%d*)|(%d*)|?(%d*)$')
+  local paused, vt, delay, retention, wait, rest =
+    string.match(tail, '^|([01])|(%d*)|(%d*)|(%d*)|?(%d*)(.*)$')
+  local named = {}
+  if rest and rest ~= '' then
+    for name, value in string.gmatch(rest, '|([%w_]+)=([^|]*)') do named[name] = value end
+  end
   return { paused = paused == '1', visibility_ms = tonumber(vt), delay_ms = tonumber(delay),
-           retention_ms = tonumber(retention), receive_wait_ms = tonumber(wait) }
+           retention_ms = tonumber(retention), receive_wait_ms = tonumber(wait), named = named }
 end
 
 local function format_settings(s)
-  return '|' .. (s.paused and '1' or '0') .. '|' .. (s.visibility_ms or '') .. '|' ..
+  local out = '|' .. (s.paused and '1' or '0') .. '|' .. (s.visibility_ms or '') .. '|' ..
     (s.delay_ms or '') .. '|' .. (s.retention_ms or '') .. '|' .. (s.receive_wait_ms or '')
+  local names = {}
+  for name in pairs(s.named or {}) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do out = out .. '|' .. name .. '=' .. s.named[name] end
+  return out
 end
 
 local DEFAULT_MAX_ATTEMPTS = 3

@@ -7,7 +7,7 @@ import type { ChannelConfig, ChannelStats, PlanLimits } from '../store/types';
 
 export interface EffectiveConfig extends Omit<
   ChannelConfig,
-  'visibility_timeout_ms' | 'delay_seconds' | 'retention_seconds' | 'receive_wait_seconds'
+  'visibility_timeout_ms' | 'delay_seconds' | 'retention_seconds' | 'receive_wait_seconds' | 'named'
 > {
   visibility_timeout_ms: number;
   delay_seconds: number;
@@ -16,8 +16,10 @@ export interface EffectiveConfig extends Omit<
 }
 
 export function effectiveConfig(config: ChannelConfig, limits: PlanLimits): EffectiveConfig {
+  // named settings are shown by the features that own them, each under its own name
+  const { named: _named, ...settings } = config;
   return {
-    ...config,
+    ...settings,
     visibility_timeout_ms: config.visibility_timeout_ms ?? LIMITS.defaultVisibilityMs,
     delay_seconds: config.delay_seconds ?? 0,
     receive_wait_seconds: config.receive_wait_seconds ?? 0,

@@ -12,8 +12,23 @@ const setting = (raw: string | undefined, scale = 1): number | null =>
 
 /** Reads the config string (layout in lua/lib/common.lua). */
 function parseConfig(config: string): ChannelConfig {
-  const [maxAttempts, dedupWindow, dlq, , paused, visibility, delay, retention, receiveWait] =
-    config.split('|');
+  const [
+    maxAttempts,
+    dedupWindow,
+    dlq,
+    ,
+    paused,
+    visibility,
+    delay,
+    retention,
+    receiveWait,
+    ...rest
+  ] = config.split('|');
+  const named: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const item of rest) {
+    const at = item.indexOf('=');
+    if (at > 0) named[item.slice(0, at)] = item.slice(at + 1);
+  }
   return {
     dead_letter_channel: dlq === '' ? null : dlq,
     max_attempts: Number(maxAttempts),
@@ -23,6 +38,7 @@ function parseConfig(config: string): ChannelConfig {
     delay_seconds: setting(delay, 1000),
     retention_seconds: setting(retention, 1000),
     receive_wait_seconds: setting(receiveWait, 1000),
+    named,
   };
 }
 
@@ -97,6 +113,7 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
           settingArg(change.delaySeconds, 1000),
           settingArg(change.retentionSeconds, 1000),
           settingArg(change.receiveWaitSeconds, 1000),
+          ...Object.entries(change.named ?? {}).map(([name, value]) => `${name}=${value ?? ''}`),
         ]);
         return parseConfig(config);
       } catch (err) {

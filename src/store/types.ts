@@ -61,6 +61,11 @@ export interface ChannelSettings {
   retention_seconds: number | null;
   /** the SQS endpoint's default WaitTimeSeconds for ReceiveMessage (src/sqs/) */
   receive_wait_seconds: number | null;
+  /**
+   * Named settings, as stored ('name=value' after the fixed ones, lua/lib/common.lua): each
+   * feature reads and writes its own names (a name absent is not set).
+   */
+  named: Readonly<Record<string, string>>;
 }
 
 export interface ChannelConfig extends ChannelSettings {
@@ -96,6 +101,8 @@ export interface ConfigureChannel {
   delaySeconds?: number | null;
   retentionSeconds?: number | null;
   receiveWaitSeconds?: number | null;
+  /** named settings to change: a value sets it, null removes it ([A-Za-z0-9_] names, no '|') */
+  named?: Record<string, string | null>;
 }
 
 export interface AccountRecord {
