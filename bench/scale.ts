@@ -17,7 +17,6 @@ import pino from 'pino';
 import WebSocket from 'ws';
 import { buildApp, type RelayApp } from '../src/app';
 import { loadConfig } from '../src/config';
-import { issueToken } from '../src/http/admin';
 import { createRedis, type RedisClient } from '../src/store/redis';
 import { keySlot } from '../src/store/slots';
 import { attachWebSockets, type WebSocketHub } from '../src/ws/server';
@@ -95,7 +94,7 @@ async function token(pod: Pod, account: string): Promise<string> {
     // (another pod may create it at the same moment)
     await pod.relay.store.accounts.create(account, 'paid').catch(() => undefined);
   }
-  const issued = await issueToken(pod.relay.store.accounts, account, {});
+  const issued = await pod.relay.relay.tokens.issue(account, {});
   return `Bearer ${issued.token}`;
 }
 

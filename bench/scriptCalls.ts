@@ -88,7 +88,13 @@ export function sendScriptCall(
     );
   }
   tail.push(FANOUT_WINDOW_MS);
-  const args = { ...callerArgs(accountCaller(account)), channel, n: bodies.length };
+  const args = {
+    ...callerArgs(accountCaller(account)),
+    channel,
+    must_exist: '0' as const,
+    webhook_id: '',
+    n: bodies.length,
+  };
   return call(scripts, redis, sendScript, account, channel, args, tail);
 }
 
@@ -103,6 +109,7 @@ export function pullScriptCall(
   const args = {
     ...callerArgs(accountCaller(account)),
     channel,
+    must_exist: '0' as const,
     visibility_timeout_ms: 30_000,
     batch_size: batch,
     nonces: nonces(batch),
@@ -122,6 +129,7 @@ export function ackScriptCall(
   const args = {
     ...callerArgs(accountCaller(account)),
     channel,
+    must_exist: '0' as const,
     dead_letter_channel: '',
     a: leases.length,
   };

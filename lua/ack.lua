@@ -9,13 +9,15 @@ KEYS[13..14] caller keys: rate, token_rate
 KEYS[15..20] dead-letter keys: q, f, m, x, d, dx of its dead-letter channel (absent when none)
 ARGV[1..3] caller: token_id, proof, rate (lua/lib/caller.lua)
 ARGV[4] channel: the channel id
-ARGV[5] dead_letter_channel: the one the caller passed keys for ('' for none)
-ARGV[6] a: the number of lease ids to acknowledge; then a lease ids
-ARGV[7 + a] r: the number of retries; then r pairs: lease id, delay_ms (integer)
+ARGV[5] must_exist: '1' to refuse a channel that does not exist (SQS), '0' to count nothing
+ARGV[6] dead_letter_channel: the one the caller passed keys for ('' for none)
+ARGV[7] a: the number of lease ids to acknowledge; then a lease ids
+ARGV[8 + a] r: the number of retries; then r pairs: lease id, delay_ms (integer)
 The plan's max_channels (a dead-letter channel may have to be created) comes from PLANS.
 Returns: { acked_count, retried_count, lowered_due_ms or false }
 Errors:  the caller's (lua/lib/caller.lua); STALE_CONFIG <dead_letter_channel> when retries
-         are given and ARGV[5] is not the configured dead-letter channel.
+         are given and ARGV[6] is not the configured dead-letter channel; CHANNEL_NOT_FOUND
+         (must_exist).
 ]]
 local k = account_keys(1)
 local ch = channel_keys(7)
@@ -24,18 +26,19 @@ local channel = ARGV[4]
 local caller = check_caller(k, KEYS[13], KEYS[14], channel, now_ms())
 if caller.err then return caller end
 local max_channels = caller.limits.max_channels
-local a = tonumber(ARGV[6])
-local r = tonumber(ARGV[7 + a])
+local a = tonumber(ARGV[7])
+local r = tonumber(ARGV[8 + a])
 
 local cfg = redis.call('HGET', k.channels, channel)
 if not cfg then
+  if ARGV[5] == '1' then return redis.error_reply('CHANNEL_NOT_FOUND') end
   return { 0, 0, false }
 end
 local max_attempts, _, dlq = parse_config(cfg)
 -- Checked before any write: an error reply does not undo the acks already done,
 -- and the caller's rerun would then no longer count them.
 if r > 0 then
-  local stale = check_dlq(dlq, ARGV[5])
+  local stale = check_dlq(dlq, ARGV[6])
   if stale then return stale end
 end
 if dlq == '' then dl = nil end
@@ -53,7 +56,7 @@ end
 
 local acked = 0
 for i = 1, a do
-  local seq, rec, _, rest = leased(ARGV[6 + i])
+  local seq, rec, _, rest = leased(ARGV[7 + i])
   if seq then
     remove_message(k, ch, channel, seq, rec, rest)
     acked = acked + 1
@@ -70,7 +73,7 @@ if r > 0 then
   local earliest = false
   local seen = {}
   for i = 1, r do
-    local base = 7 + a + (i - 1) * 2
+    local base = 8 + a + (i - 1) * 2
     local lease = ARGV[base + 1]
     local seq, rec, attempts
     if not seen[lease] then

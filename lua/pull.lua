@@ -12,16 +12,17 @@ KEYS[13..14] caller keys: rate, token_rate
 KEYS[15..20] dead-letter keys: q, f, m, x, d, dx of its dead-letter channel (absent when none)
 ARGV[1..3] caller: token_id, proof, rate (lua/lib/caller.lua)
 ARGV[4] channel: the channel id
-ARGV[5] visibility_timeout_ms: integer, or '' for the channel's setting, else the default
-ARGV[6] batch_size: integer
-ARGV[7] nonces: batch_size random strings of 22 characters, concatenated
-ARGV[8] dead_letter_channel: the one the caller passed keys for ('' for none)
+ARGV[5] must_exist: '1' to refuse a channel that does not exist (SQS), '0' to answer it empty
+ARGV[6] visibility_timeout_ms: integer, or '' for the channel's setting, else the default
+ARGV[7] batch_size: integer
+ARGV[8] nonces: batch_size random strings of 22 characters, concatenated
+ARGV[9] dead_letter_channel: the one the caller passed keys for ('' for none)
 The plan's max_channels (a dead-letter channel may have to be created) comes from PLANS.
 Returns: { backlog_count, {lease_id, record, lease_id, record, ...}, lowered_due_ms or false,
-           discarded, dead_lettered, expired }
+           discarded, dead_lettered, expired, receive_wait_ms (the channel's setting) or false }
          lease_id = seq (12 hex) .. nonce (22 chars).
-Errors:  the caller's (lua/lib/caller.lua); STALE_CONFIG <dead_letter_channel> when ARGV[8]
-         is not the configured one.
+Errors:  the caller's (lua/lib/caller.lua); STALE_CONFIG <dead_letter_channel> when ARGV[9]
+         is not the configured one; CHANNEL_NOT_FOUND (must_exist).
 ]]
 local k = account_keys(1)
 local ch = channel_keys(7)
@@ -29,23 +30,25 @@ local dl = #KEYS >= 20 and channel_keys(15) or nil
 local channel = ARGV[4]
 local caller = check_caller(k, KEYS[13], KEYS[14], channel, now_ms())
 if caller.err then return caller end
-local batch = tonumber(ARGV[6])
-local nonces = ARGV[7]
+local batch = tonumber(ARGV[7])
+local nonces = ARGV[8]
 local max_channels = caller.limits.max_channels
 
 local cfg = redis.call('HGET', k.channels, channel)
 if not cfg then
-  return { 0, {}, false, 0, 0, 0 }
+  if ARGV[5] == '1' then return redis.error_reply('CHANNEL_NOT_FOUND') end
+  return { 0, {}, false, 0, 0, 0, false }
 end
 local max_attempts, _, dlq = parse_config(cfg)
-local stale = check_dlq(dlq, ARGV[8])
+local stale = check_dlq(dlq, ARGV[9])
 if stale then return stale end
 if dlq == '' then dl = nil end
 local settings = parse_settings(cfg)
+local receive_wait = settings.receive_wait_ms or false
 if settings.paused then
-  return { redis.call('ZCARD', ch.q) + redis.call('ZCARD', ch.f), {}, false, 0, 0, 0 }
+  return { redis.call('ZCARD', ch.q) + redis.call('ZCARD', ch.f), {}, false, 0, 0, 0, receive_wait }
 end
-local vt = tonumber(ARGV[5]) or settings.visibility_ms or DEFAULT_VISIBILITY_MS
+local vt = tonumber(ARGV[6]) or settings.visibility_ms or DEFAULT_VISIBILITY_MS
 
 local now = now_ms()
 local deadline = now + vt
@@ -113,4 +116,4 @@ if leased > 0 then
   lowered = schedule(k.timers, channel, deadline)
 end
 local backlog = redis.call('ZCARD', ch.q) + redis.call('ZCARD', ch.f)
-return { backlog, out, lowered, discarded, dead_lettered, expired }
+return { backlog, out, lowered, discarded, dead_lettered, expired, receive_wait }

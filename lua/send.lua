@@ -4,13 +4,17 @@ same call (lua/lib/caller.lua): a refused caller stores nothing.
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens   (rq:{a}:...)
 KEYS[7..12]  channel keys: q, f, m, x, d, dx                           (rq:{a}:c:<channel>:...)
 KEYS[13..14] caller keys: rate, token_rate
+KEYS[15]     webhooks: the account's webhooks hash (rq:{a}:webhooks), only with webhook_id
 ARGV[1..3] caller: token_id, proof, rate (lua/lib/caller.lua)
 ARGV[4] channel: the channel id
-ARGV[5] n: the number of messages; then 8 values per message:
+ARGV[5] must_exist: '1' to refuse a channel that does not exist (SQS), '0' to create it
+ARGV[6] webhook_id: the webhook a delivery came through ('' for none): it must still exist,
+        and its delivery is counted and its time noted
+ARGV[7] n: the number of messages; then 8 values per message:
         id (the message's UUID as its 16 bytes in 22 base64url characters), delay_ms (integer, or '' for the channel's delay_seconds setting, else 0), size (bytes of body + metadata json), content_type,
         dedup_id ('' for none), metadata length (UTF-16 units, for the reader), metadata json,
         body json
-ARGV[6 + 8n] fanout_window_ms: the new_message coalescing window (announce in lib/common.lua; integer)
+ARGV[8 + 8n] fanout_window_ms: the new_message coalescing window (announce in lib/common.lua; integer)
 The plan's max_storage_bytes, max_channels, retention and storage ceiling for one message
 (1 MiB, more for plans whose webhook bodies may be larger) come from PLANS.
 Returns: { {id (22 base64url characters), ...} in request order, lowered_due_ms or false,
@@ -19,6 +23,7 @@ Returns: { {id (22 base64url characters), ...} in request order, lowered_due_ms 
          A message whose dedup_id was seen within the channel's dedup window is not
          stored again: its id is the first message's id.
 Errors:  the caller's (lua/lib/caller.lua); CHANNEL_SCOPE <channel>; CHANNEL_LIMIT <max_channels>;
+         CHANNEL_NOT_FOUND (must_exist); WEBHOOK_NOT_FOUND (the webhook was deleted);
          STORAGE_LIMIT <max_storage_bytes>; MESSAGE_TOO_LARGE <index> <ceiling> (the storage safeguard)
 ]]
 local k = account_keys(1)
@@ -30,8 +35,13 @@ if caller.err then return caller end
 local max_storage = caller.limits.max_storage_bytes
 local max_channels = caller.limits.max_channels
 local retention = caller.limits.retention_ms
-local n = tonumber(ARGV[5])
-local fanout_window = tonumber(ARGV[6 + 8 * n])
+local must_exist = ARGV[5] == '1'
+local webhook_id = ARGV[6]
+local n = tonumber(ARGV[7])
+local fanout_window = tonumber(ARGV[8 + 8 * n])
+if webhook_id ~= '' and redis.call('HEXISTS', KEYS[15], webhook_id) == 0 then
+  return redis.error_reply('WEBHOOK_NOT_FOUND')
+end
 local max_stored = caller.limits.storage_ceiling
 
 local dedup_window = DEFAULT_DEDUP_WINDOW_S
@@ -43,6 +53,8 @@ if cfg then
   local settings = parse_settings(cfg)
   default_delay = settings.delay_ms or 0
   if settings.retention_ms and settings.retention_ms < retention then retention = settings.retention_ms end
+elseif must_exist then
+  return redis.error_reply('CHANNEL_NOT_FOUND')
 elseif redis.call('HLEN', k.channels) >= max_channels then
   return redis.error_reply('CHANNEL_LIMIT ' .. max_channels)
 end
@@ -53,7 +65,7 @@ local fresh = {}
 local seen = {}
 local total = 0
 for i = 1, n do
-  local base = 5 + (i - 1) * 8
+  local base = 7 + (i - 1) * 8
   local size = tonumber(ARGV[base + 3])
   if size > max_stored then
     return redis.error_reply('MESSAGE_TOO_LARGE ' .. (i - 1) .. ' ' .. max_stored)
@@ -81,7 +93,14 @@ for i = 1, n do
   end
 end
 
+local function count_delivery()
+  if webhook_id == '' then return end
+  redis.call('HINCRBY', KEYS[15], webhook_id .. ':count', 1)
+  redis.call('HSET', KEYS[15], webhook_id .. ':last', now)
+end
+
 if #fresh == 0 then
+  count_delivery()
   return { ids, false, false }
 end
 local used = tonumber(redis.call('HGET', k.account, 'storage_bytes') or '0')
@@ -100,7 +119,7 @@ local available_now = false
 local earliest_delay = false
 local earliest_cleanup = cleanup_due(expire)
 for _, i in ipairs(fresh) do
-  local base = 5 + (i - 1) * 8
+  local base = 7 + (i - 1) * 8
   local seq = append_seq(ch, st, expire)
   local delay = tonumber(ARGV[base + 2]) or default_delay
   local content = CONTENT_CODES[ARGV[base + 4]]
@@ -125,6 +144,7 @@ save_seq_state(ch, st)
 count_expiry(ch, expire, #fresh)
 redis.call('HINCRBY', k.account, 'storage_bytes', total)
 redis.call('HINCRBY', k.usage, channel, total)
+count_delivery()
 
 local lowered = schedule(k.timers, channel, min_due(earliest_delay, earliest_cleanup))
 local pending_ms = false

@@ -8,15 +8,16 @@ import type { Config } from './config';
 import { dashboardHeaders, dashboardRouter } from './dashboard/assets';
 import { accountRouter } from './http/account';
 import { adminRouter } from './http/admin';
-import { rawBody } from './http/body';
+import { rawBody } from './web/body';
 import { channelsRouter } from './http/channels';
-import type { HttpDeps } from './http/context';
-import { errorHandler, unknownRoute } from './http/errorHandler';
+import { errorHandler, unknownRoute } from './web/errorHandler';
 import { healthRouter } from './http/health';
 import { MESSAGE_PATH, messagesRouter } from './http/messages';
-import { readCaller } from './http/caller';
+import { readCaller } from './web/caller';
+import type { TrustProxy } from './web/proxy';
 import { AccountLimits } from './limits/accountLimits';
-import { requestLog } from './http/requestLog';
+import { createRelay, type Relay, type RelayDeps } from './relay';
+import { requestLog } from './web/requestLog';
 import { sessionRouter } from './http/session';
 import { whoamiRouter } from './http/whoami';
 import { registerBacklogMetrics } from './backlogMetrics';
@@ -55,7 +56,12 @@ export interface RelayApp {
   dueRepair: DueRepair;
   /** the store's shared parts: coalesced fan-out, due index (tests use its fault hook) */
   context: StoreContext;
-  deps: HttpDeps;
+  /** the operations every entrance calls */
+  relay: Relay;
+  deps: RelayDeps;
+  /** which hops' X-Forwarded-* to believe (RELAY_TRUST_PROXY) */
+  trustProxy: TrustProxy;
+  isShuttingDown(): boolean;
   /** Loads the scripts, connects the subscriber, starts the sweeper. */
   start(): Promise<void>;
   /** Marks the app as shutting down (readiness fails). */
@@ -110,16 +116,19 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   const dueRepair = new DueRepair(context, sweeper, logger, config.dueRepairPassMs ?? 30_000);
   let shuttingDown = false;
 
-  const deps: HttpDeps = {
+  const deps: RelayDeps = {
     config,
     store,
     plans,
-    logger,
+    log: logger,
     metrics,
     waiters,
+    events,
+    clock: Date.now,
     limits: new AccountLimits(store.limits, logger, config.adminRateLimitPerSecond ?? 0),
-    isShuttingDown: () => shuttingDown,
   };
+  const relay = createRelay(deps);
+  const isShuttingDown = () => shuttingDown;
 
   const app = express();
   app.disable('x-powered-by');
@@ -131,26 +140,26 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   app.use(requestLog(logger, metrics));
   // The message endpoints first, so that the busiest routes pass no other router's layers
   // (a request they do not answer goes on down the stack, its body already read).
-  const messageEndpoints = express.Router().use(rawBody, readCaller, messagesRouter(deps));
+  const messageEndpoints = express.Router().use(rawBody, readCaller, messagesRouter(relay));
   app.use((req, res, next) =>
     MESSAGE_PATH.test(req.url) ? messageEndpoints(req, res, next) : next(),
   );
-  app.use(healthRouter(deps));
+  app.use(healthRouter(relay, isShuttingDown));
   app.use(openapiRouter());
   // before rawBody: a webhook's body is read as exact bytes, up to the plan's limit
-  app.use(webhookReceiver(deps));
-  app.use(sqsRouter(deps));
+  app.use(webhookReceiver(relay));
+  app.use(sqsRouter(relay));
   app.use(rawBody);
   // the caller's credential (bearer token, or the dashboard session's cookie), read once
   app.use('/v1', readCaller);
-  app.use(channelsRouter(deps));
-  app.use(webhooksRouter(deps));
-  app.use(whoamiRouter(deps));
-  app.use(accountRouter(deps));
+  app.use(channelsRouter(relay));
+  app.use(webhooksRouter(relay));
+  app.use(whoamiRouter(relay));
+  app.use(accountRouter(relay));
   app.use('/dashboard', dashboardHeaders);
-  app.use(sessionRouter(deps));
+  app.use(sessionRouter(relay));
   app.use(dashboardRouter());
-  if (config.adminToken) app.use(adminRouter(deps, config.adminToken));
+  if (config.adminToken) app.use(adminRouter(relay, config.adminToken));
   app.use(unknownRoute);
   app.use(errorHandler(logger));
 
@@ -164,7 +173,10 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     gauges,
     dueRepair,
     context,
+    relay,
     deps,
+    trustProxy: app.get('trust proxy fn') as TrustProxy,
+    isShuttingDown,
     async start() {
       await connectRedis(redis);
       await loadScripts(redis, planTable);

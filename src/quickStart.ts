@@ -9,9 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { RelayApp } from './app';
+import type { Relay } from './relay';
 import type { Config } from './config';
-import { issueToken } from './http/admin';
 
 export const LOCAL_ACCOUNT = 'local';
 /** the relay token of the local account */
@@ -25,16 +24,16 @@ export function signInLink(base: string, ownerToken: string): string {
 }
 
 async function saveNewToken(
-  relay: RelayApp,
+  relay: Relay,
   file: string,
   input: { name: string; role: 'relay' | 'owner' },
 ): Promise<void> {
-  const issued = await issueToken(relay.store.accounts, LOCAL_ACCOUNT, input);
+  const issued = await relay.tokens.issue(LOCAL_ACCOUNT, input);
   fs.writeFileSync(file, `${issued.token}\n`, { mode: 0o600 });
 }
 
 export async function quickStart(
-  relay: RelayApp,
+  relay: Relay,
   config: Readonly<Config>,
   port: number,
   logger: Logger,
@@ -43,13 +42,13 @@ export async function quickStart(
   const relayFile = path.join(config.dataDir, RELAY_TOKEN_FILE);
   const ownerFile = path.join(config.dataDir, OWNER_TOKEN_FILE);
   let fresh = false;
-  if ((await relay.store.accounts.count()) === 0) {
-    const plan = relay.plans.has('paid') ? 'paid' : config.defaultPlan;
-    await relay.store.accounts.create(LOCAL_ACCOUNT, plan);
+  if ((await relay.accounts.count()) === 0) {
+    const plan = relay.accounts.hasPlan('paid') ? 'paid' : config.defaultPlan;
+    await relay.accounts.create(LOCAL_ACCOUNT, plan);
     await saveNewToken(relay, relayFile, { name: 'quick start', role: 'relay' });
     fresh = true;
   }
-  const local = await relay.store.accounts.get(LOCAL_ACCOUNT);
+  const local = await relay.accounts.find(LOCAL_ACCOUNT);
   if (!local || !fs.existsSync(relayFile)) return;
   // Data dirs from before the dashboard line get their owner token now (printed once).
   if (!fs.existsSync(ownerFile)) {

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { buildApp, type RelayApp } from './app';
 import type { Config } from './config';
 import { startEmbeddedRedis, type EmbeddedRedis } from './embeddedRedis';
-import { createApiServer } from './http/nodeServer';
+import { createApiServer } from './web/nodeServer';
 import { sqsQuickStart, withEmbeddedSqsKey } from './sqs/quickStart';
 import { quickStart } from './quickStart';
 import { connectRedis, createRedis, type RedisClient } from './store/redis';
@@ -91,8 +91,9 @@ export async function runServer(
   await listen(metricsServer, config.metricsPort, config.host);
   logger.info({ port, metricsPort: config.metricsPort, host: config.host }, 'relayq listening');
 
-  if (embedded) await quickStart(relay, config, port, logger, options.printCredentials ?? false);
-  if (embedded) await sqsQuickStart(relay, relay.deps.config, port);
+  if (embedded)
+    await quickStart(relay.relay, config, port, logger, options.printCredentials ?? false);
+  if (embedded) await sqsQuickStart(relay.relay, relay.deps.config, port);
 
   let shuttingDown: Promise<void> | null = null;
   const shutdown = () => {

@@ -1,6 +1,5 @@
 /** Resolves an account's plan name to its limits, from the validated config. */
-import type { Plans } from './index';
-import type { PlanLimits } from '../store/types';
+import type { Plan, Plans } from './plans';
 
 export class PlanResolver {
   constructor(
@@ -17,7 +16,7 @@ export class PlanResolver {
   }
 
   /** Limits of a plan; a plan no longer configured falls back to the default plan. */
-  limits(name: string | null): PlanLimits {
+  limits(name: string | null): Plan {
     if (name !== null && this.has(name)) return this.plans[name];
     return this.plans[this.defaultPlan];
   }

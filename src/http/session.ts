@@ -6,16 +6,20 @@
  */
 import { Router, type Request, type Response } from 'express';
 import { stringifySetCookie } from 'cookie';
-import { authenticate, tokenCaller } from '../auth/authenticate';
+import { tokenCaller } from '../auth/credential';
 import { csrfTokenFor, checkSameOrigin, SESSION_COOKIE, sessionCookie } from '../auth/sessions';
 import { parseToken } from '../auth/tokens';
-import { AppError, badRequest, unauthorized } from '../errors';
-import { objectBody } from './body';
-import type { HttpDeps } from './context';
-import { issueToken } from './admin';
-import { resource } from './route';
+import { RelayError, invalidField, isCredentialRefusal } from '../errors';
+import type { Relay } from '../relay';
+import { objectBody } from '../web/body';
+import { resource } from '../web/route';
 
-const WRONG_TOKEN = 'that token was not accepted: sign in with an owner token of your account';
+const wrongToken = () =>
+  new RelayError(
+    'invalid_credential',
+    'that token was not accepted: sign in with an owner token of your account',
+  );
+const notSignedIn = () => new RelayError('unauthenticated', 'not signed in');
 
 function setCookie(req: Request, res: Response, value: string, maxAgeSeconds: number): void {
   res.append(
@@ -30,27 +34,27 @@ function setCookie(req: Request, res: Response, value: string, maxAgeSeconds: nu
   );
 }
 
-export function sessionRouter(deps: HttpDeps): Router {
+export function sessionRouter(relay: Relay): Router {
   const router = Router();
-  const { store, plans, config } = deps;
+  const { config } = relay;
 
   resource(router, '/dashboard/api/session', {
     post: async (req, res) => {
       checkSameOrigin(req, false, req.protocol);
       const body = objectBody(req.body);
       if (typeof body.token !== 'string' || body.token === '')
-        throw badRequest('required field token is missing');
+        throw invalidField('required field token is missing');
       let auth;
       try {
         // counted against the rate limits with the check, in one call
-        auth = await authenticate(tokenCaller(body.token), store.accounts, plans);
+        auth = await relay.authorize(tokenCaller(body.token));
       } catch (err) {
-        if (err instanceof AppError && err.status === 401) throw unauthorized(WRONG_TOKEN);
+        if (isCredentialRefusal(err)) throw wrongToken();
         throw err;
       }
-      if (auth.role !== 'owner' || auth.session) throw unauthorized(WRONG_TOKEN);
+      if (auth.role !== 'owner' || auth.session) throw wrongToken();
       const ttl = config.sessionTtlSeconds;
-      const issued = await issueToken(store.accounts, auth.accountId, {
+      const issued = await relay.tokens.issue(auth.accountId, {
         name: 'dashboard session',
         role: 'owner',
         expires_in_seconds: ttl,
@@ -66,13 +70,9 @@ export function sessionRouter(deps: HttpDeps): Router {
     },
     get: async (req) => {
       const token = sessionCookie(req);
-      if (!token) throw unauthorized('not signed in');
-      const auth = await authenticate(
-        { ...tokenCaller(token), count: false },
-        store.accounts,
-        plans,
-      );
-      if (!auth.session) throw unauthorized('not signed in');
+      if (!token) throw notSignedIn();
+      const auth = await relay.authorize({ ...tokenCaller(token), count: false });
+      if (!auth.session) throw notSignedIn();
       return {
         account: auth.accountId,
         expires_ms: auth.expiresMs,
@@ -85,14 +85,10 @@ export function sessionRouter(deps: HttpDeps): Router {
       if (!token || !parseToken(token)) return { signed_out: true };
       checkSameOrigin(req, false, req.protocol);
       try {
-        const auth = await authenticate(
-          { ...tokenCaller(token), count: false },
-          store.accounts,
-          plans,
-        );
-        if (auth.session) await store.accounts.revokeToken(auth.accountId, auth.tokenId);
+        const auth = await relay.authorize({ ...tokenCaller(token), count: false });
+        if (auth.session) await relay.tokens.revoke(auth.accountId, auth.tokenId);
       } catch (err) {
-        if (!(err instanceof AppError) || err.status !== 401) throw err;
+        if (!isCredentialRefusal(err)) throw err;
       }
       return { signed_out: true };
     },

@@ -4,15 +4,15 @@
  * shows it; relay tokens cannot read the account API.
  */
 import { Router } from 'express';
-import { requestAuth } from './caller';
-import type { HttpDeps } from './context';
-import { resource } from './route';
+import type { Relay } from '../relay';
+import { resource } from '../web/route';
+import { requestAuth } from '../web/caller';
 
-export function whoamiRouter(deps: HttpDeps): Router {
+export function whoamiRouter(relay: Relay): Router {
   const router = Router();
   resource(router, '/v1/relay/whoami', {
     get: async (req) => {
-      const auth = await requestAuth(req, deps);
+      const auth = await requestAuth(req, relay);
       return {
         account: auth.accountId,
         token_id: auth.tokenId,

@@ -5,13 +5,10 @@
  * the limit.
  */
 import type { Logger } from 'pino';
-import { AppError } from '../errors';
+import { RelayError, plural, rateLimited } from '../errors';
 import type { LimitStore } from '../store/limits';
-import { rateLimited } from '../store/storeErrors';
 import type { PlanLimits } from '../store/types';
 import { HolderLeases } from './holders';
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export class AccountLimits {
   private readonly holders: HolderLeases;
@@ -57,10 +54,10 @@ export class AccountLimits {
   async holdLongPoll(accountId: string, limits: PlanLimits): Promise<() => void> {
     const release = await this.holders.acquire(accountId, 'lp', limits.max_long_polls);
     if (release) return release;
-    throw new AppError(
-      'RATE_LIMITED',
+    throw new RelayError(
+      'concurrency_limit',
       `long-poll limit reached: this account may hold ${plural(limits.max_long_polls, 'long-poll wait')} at once (max_long_polls); retry after 1 s or pull without wait_ms`,
-      { 'Retry-After': '1' },
+      { retryAfterSeconds: 1 },
     );
   }
 
@@ -68,10 +65,10 @@ export class AccountLimits {
   async holdWebSocket(accountId: string, limits: PlanLimits): Promise<() => void> {
     const release = await this.holders.acquire(accountId, 'ws', limits.max_websocket_connections);
     if (release) return release;
-    throw new AppError(
-      'RATE_LIMITED',
+    throw new RelayError(
+      'concurrency_limit',
       `WebSocket limit reached: this account may hold ${plural(limits.max_websocket_connections, 'open WebSocket connection')} (max_websocket_connections); retry after 5 s`,
-      { 'Retry-After': '5' },
+      { retryAfterSeconds: 5 },
     );
   }
 

@@ -1,6 +1,6 @@
 /** GET /v1/openapi.json: the document, without auth, built once per app. */
 import { Router } from 'express';
-import { resource } from '../http/route';
+import { resource } from '../web/route';
 import { buildOpenApi } from './document';
 
 export function openapiRouter(): Router {

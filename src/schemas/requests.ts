@@ -127,7 +127,8 @@ const resettable = (schema: Record<string, unknown>) => ({
   type: [schema.type as string, 'null'],
 });
 
-export const validateChannelConfig = compile<{
+/** A channel's settings as the relay API takes them (PUT channel): each optional. */
+export interface ChannelSettingsInput {
   dead_letter_channel?: string | null;
   max_attempts?: number;
   dedup_window_seconds?: number;
@@ -136,7 +137,9 @@ export const validateChannelConfig = compile<{
   delay_seconds?: number | null;
   retention_seconds?: number | null;
   receive_wait_seconds?: number | null;
-}>({
+}
+
+export const validateChannelConfig = compile<ChannelSettingsInput>({
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -180,14 +183,17 @@ export const validateAccountPatch = compile<{ plan: string }>({
   properties: { plan: { type: 'string', minLength: 1, maxLength: 64 } },
 });
 
-export const validateTokenCreate = compile<{
+/** A token to create, as the account and operator APIs take it. */
+export interface TokenInput {
   name?: string;
   channels?: string[];
   expires_in_seconds?: number;
   role?: 'relay' | 'owner';
   rate_limit_per_second?: number;
   aws_credentials?: boolean;
-}>({
+}
+
+export const validateTokenCreate = compile<TokenInput>({
   type: 'object',
   additionalProperties: false,
   properties: {

@@ -4,7 +4,7 @@
  * `messages[3].delay_seconds must be at most 86400`.
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import { badRequest } from '../errors';
+import { invalidField } from '../errors';
 
 const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
 
@@ -82,7 +82,7 @@ export function compile<T>(schema: object, root = 'request body'): Validator<T> 
   const validate: ValidateFunction = ajv.compile(schema);
   const check = (value: unknown): T => {
     if (!validate(value)) {
-      throw badRequest(describeError((validate.errors ?? [])[0], root));
+      throw invalidField(describeError((validate.errors ?? [])[0], root));
     }
     return value as T;
   };

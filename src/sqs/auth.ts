@@ -1,21 +1,21 @@
 /**
- * Who signed an SQS request: the AWS access key id names a relay token, the
- * secret is derived from the server key (credentials.ts), and the token is
- * read from Redis on every request, as bearer tokens are, so that revoking it
- * stops its AWS key on every pod at once. The pair acts as the token: same
- * account, channel scope, expiry and rate limit.
+ * Who signed an SQS request: the AWS access key id names a relay token (src/auth/awsKeys.ts),
+ * its secret is derived from the server key, and the signature is checked here, with no
+ * Redis. The token itself (still there, still holding this key, not expired) is checked by
+ * the script call that serves the request, as bearer tokens are, so revoking it stops its
+ * AWS key on every pod at once. The pair acts as the token: same account, channel scope,
+ * expiry and rate limit.
  */
 import type { Request } from 'express';
-import { authContext, type AuthContext } from '../auth/authenticate';
-import type { HttpDeps } from '../http/context';
-import type { Caller } from '../store/scripts/define';
-import { parseAccessKeyId, secretFor } from './credentials';
-import { INVALID_KEY, SqsError, toSqsError } from './errors';
+import { parseAccessKeyId, secretFor } from '../auth/awsKeys';
+import { awsCaller } from '../auth/credential';
+import type { Relay } from '../relay';
+import type { Caller } from '../types';
+import { INVALID_KEY, SqsError } from './errors';
 import { parseAuthorization, signingDate, verifySignature } from './signature';
 
-export interface SqsCaller {
-  auth: AuthContext;
-  /** for the queue scripts, which check it again (not counting it) in their one call */
+export interface SqsSigner {
+  /** the caller as the scripts check it (proved by the signature) */
   caller: Caller;
   region: string;
 }
@@ -23,8 +23,8 @@ export interface SqsCaller {
 export async function authenticateSqs(
   req: Request,
   body: Buffer,
-  deps: HttpDeps,
-): Promise<SqsCaller> {
+  relay: Relay,
+): Promise<SqsSigner> {
   const signed = parseAuthorization(req.headers.authorization);
   const date = signingDate(signed, req.headers, Date.now());
   if (signed.service !== 'sqs') {
@@ -33,7 +33,7 @@ export async function authenticateSqs(
       `Credential should be scoped to correct service: 'sqs', not '${signed.service}'.`,
     );
   }
-  const serverKey = deps.config.sqsSecretKey;
+  const serverKey = relay.config.sqsSecretKey;
   if (serverKey === null) {
     throw new SqsError(
       'InvalidClientTokenId',
@@ -42,32 +42,6 @@ export async function authenticateSqs(
   }
   const ids = parseAccessKeyId(signed.accessKeyId);
   if (!ids) throw new SqsError('InvalidClientTokenId', INVALID_KEY);
-
-  // unknown keys first (as AWS), then the signature, then expiry: an expired token's
-  // state is told only to a caller who signed with its secret. The signature needs no
-  // Redis (the secret is derived from the key), so a good one is checked first and the
-  // key's token read only to word a bad one.
-  const find = async () => {
-    const { token, plan } = await deps.store.accounts.lookupToken(ids.accountId, ids.tokenId);
-    if (!token || plan === null || token.aws_access_key_id !== signed.accessKeyId) {
-      throw new SqsError('InvalidClientTokenId', INVALID_KEY);
-    }
-  };
-  // the signature proves the token: the scripts then check that the key is still its own
-  const caller: Caller = {
-    accountId: ids.accountId,
-    tokenId: ids.tokenId,
-    proof: `aws:${signed.accessKeyId}`,
-    count: true,
-  };
-  /** the key still its token's, expiry, a session's sign-in token, the rate limits: one call */
-  const contextOf = async () => {
-    try {
-      return authContext(caller, await deps.store.accounts.authorize(caller, null), deps.plans);
-    } catch (err) {
-      throw toSqsError(err);
-    }
-  };
 
   const url = new URL(req.originalUrl, 'http://relayq');
   const query: Record<string, string | string[]> = {};
@@ -83,13 +57,13 @@ export async function authenticateSqs(
       secretFor(serverKey, signed.accessKeyId),
     );
   } catch (err) {
-    await find();
+    // unknown keys first (as AWS), then the signature: the key's token is read only to word
+    // a refusal, so that a bad signature with an unknown key is told as an unknown key
+    const { token, plan } = await relay.tokens.state(ids.accountId, ids.tokenId);
+    if (!token || plan === null || token.aws_access_key_id !== signed.accessKeyId) {
+      throw new SqsError('InvalidClientTokenId', INVALID_KEY);
+    }
     throw err;
   }
-  // an unknown or revoked key is refused here as InvalidClientTokenId (toSqsError)
-  return {
-    auth: await contextOf(),
-    caller: { ...caller, count: false },
-    region: signed.region,
-  };
+  return { caller: awsCaller(ids, signed.accessKeyId), region: signed.region };
 }

@@ -13,7 +13,7 @@ import {
   type PreparedSend,
 } from './messages';
 import { requiredInteger, requiredObjectList, requiredString, type Input } from './params';
-import { resolveQueue } from './resolve';
+import { onQueue, queueChannel } from './resolve';
 
 const MAX_ENTRIES = 10;
 /** SQS's limit on a whole SendMessageBatch, counted with the relay's message size */
@@ -62,7 +62,7 @@ function batchEntries(input: Input): { id: string; entry: Input }[] {
 }
 
 export async function sendMessageBatch(call: SqsCall) {
-  const queue = await resolveQueue(call);
+  const channel = queueChannel(call);
   const entries = batchEntries(call.input);
   const Failed: Failed[] = [];
   const ready: { id: string; prepared: PreparedSend }[] = [];
@@ -84,10 +84,13 @@ export async function sendMessageBatch(call: SqsCall) {
   const ids =
     ready.length === 0
       ? []
-      : await call.deps.store.queue.send(
-          call.caller,
-          queue.channel,
-          ready.map((r) => r.prepared.message),
+      : await onQueue(channel, () =>
+          call.relay.send(
+            call.caller(),
+            channel,
+            ready.map((r) => r.prepared.message),
+            { mustExist: true },
+          ),
         );
   const Successful = ready.map(({ id, prepared }, i) => ({
     Id: id,
@@ -99,7 +102,7 @@ export async function sendMessageBatch(call: SqsCall) {
 }
 
 export async function deleteMessageBatch(call: SqsCall) {
-  const queue = await resolveQueue(call);
+  const channel = queueChannel(call);
   const entries = batchEntries(call.input);
   const Failed: Failed[] = [];
   const valid: { id: string; handle: string }[] = [];
@@ -114,18 +117,21 @@ export async function deleteMessageBatch(call: SqsCall) {
   }
   if (valid.length > 0) {
     // as in SQS, a stale receipt handle's delete succeeds and changes nothing
-    await call.deps.store.queue.ack(
-      call.caller,
-      queue.channel,
-      valid.map((v) => v.handle),
-      [],
+    await onQueue(channel, () =>
+      call.relay.ack(
+        call.caller(),
+        channel,
+        valid.map((v) => v.handle),
+        [],
+        { mustExist: true },
+      ),
     );
   }
   return { Successful: valid.map((v) => ({ Id: v.id })), Failed };
 }
 
 export async function changeMessageVisibilityBatch(call: SqsCall) {
-  const queue = await resolveQueue(call);
+  const channel = queueChannel(call);
   const entries = batchEntries(call.input);
   const Failed: Failed[] = [];
   const Successful: { Id: string }[] = [];
@@ -133,7 +139,7 @@ export async function changeMessageVisibilityBatch(call: SqsCall) {
     try {
       const handle = requiredString(entry, 'ReceiptHandle');
       const seconds = requiredInteger(entry, 'VisibilityTimeout', 0, MAX_VISIBILITY_SECONDS);
-      await changeVisibility(call, queue, handle, seconds);
+      await changeVisibility(call, channel, handle, seconds);
       Successful.push({ Id: id });
     } catch (err) {
       if (!(err instanceof SqsError)) throw err;

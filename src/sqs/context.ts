@@ -1,14 +1,22 @@
-/** What an SQS action handler receives. */
-import type { AuthContext } from '../auth/authenticate';
-import type { Caller } from '../store/scripts/define';
-import type { HttpDeps } from '../http/context';
+/** What an SQS action handler receives: the request, translated, and the relay to call. */
+import type { AuthContext, Relay } from '../relay';
+import type { Caller } from '../types';
 import type { Input } from './params';
 
 export interface SqsCall {
-  deps: HttpDeps;
-  auth: AuthContext;
-  /** the caller as the queue scripts check it (proved by the signature; counted already) */
-  caller: Caller;
+  relay: Relay;
+  /** the account the signing key belongs to */
+  accountId: string;
+  /**
+   * The caller as the scripts check it (proved by the signature). The first call of the
+   * request counts it against the rate limits; every later one gets it uncounted.
+   */
+  caller(): Caller;
+  /**
+   * The full caller (token scope, plan limits) for actions that are not one script call:
+   * one authorize call, made once per request (and counting it, if nothing did yet).
+   */
+  auth(): Promise<AuthContext>;
   /** the region of the request's credential scope (used in ARNs) */
   region: string;
   /** the origin queue URLs are built on */
@@ -19,3 +27,25 @@ export interface SqsCall {
 }
 
 export type SqsAction = (call: SqsCall) => Promise<Record<string, unknown>>;
+
+/** An SqsCall for a request whose signature proved `caller`. */
+export function sqsCall(
+  relay: Relay,
+  caller: Caller,
+  request: Pick<SqsCall, 'region' | 'baseUrl' | 'input' | 'signal'>,
+): SqsCall {
+  let counted = false;
+  let auth: Promise<AuthContext> | null = null;
+  const next = (): Caller => {
+    const c = counted ? { ...caller, count: false } : caller;
+    counted = true;
+    return c;
+  };
+  return {
+    relay,
+    accountId: caller.accountId,
+    caller: next,
+    auth: () => (auth ??= relay.authorize(next())),
+    ...request,
+  };
+}

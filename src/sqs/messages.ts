@@ -1,7 +1,5 @@
 /** SendMessage, ReceiveMessage, DeleteMessage, ChangeMessageVisibility, over the relay's queue operations. */
-import { toNewMessage } from '../http/messages';
-import { pullMaybeWaiting } from '../http/longPoll';
-import type { NewMessage } from '../store/types';
+import { newMessage, type NewMessage } from '../relay';
 import type { SqsCall } from './context';
 import { SqsError, invalidParameter, missingParameter, toSqsError } from './errors';
 import { md5Hex, md5OfMessageAttributes } from './md5';
@@ -21,8 +19,7 @@ import {
   type Input,
 } from './params';
 import { queueArn } from './queueUrl';
-import { resolveQueue, type Queue } from './resolve';
-import { queueDefaults } from './settings';
+import { onQueue, queueChannel } from './resolve';
 
 export const MAX_DELAY_SECONDS = 900;
 export const MAX_VISIBILITY_SECONDS = 43_200;
@@ -58,7 +55,7 @@ export function prepareSend(entry: Input, where: string): PreparedSend {
   let message: NewMessage;
   try {
     // no DelaySeconds: the channel's delay_seconds applies (in the store)
-    message = toNewMessage(
+    message = newMessage(
       {
         body,
         content_type: 'text',
@@ -66,8 +63,7 @@ export function prepareSend(entry: Input, where: string): PreparedSend {
         ...(attributes ? { metadata: { [METADATA_FIELD]: attributes } } : {}),
         ...(dedupId !== undefined ? { dedup_id: dedupId } : {}),
       },
-      undefined,
-      where,
+      { where },
     );
   } catch (err) {
     throw toSqsError(err);
@@ -91,18 +87,19 @@ export function checkReceiptHandle(handle: string): void {
 /** ChangeMessageVisibility of one receipt handle: 0 returns the message now, more extends the lease. */
 export async function changeVisibility(
   call: SqsCall,
-  queue: Queue,
+  channel: string,
   handle: string,
   seconds: number,
 ): Promise<void> {
   checkReceiptHandle(handle);
-  const { caller } = call;
-  const { store } = call.deps;
-  const changed =
+  const { relay } = call;
+  const options = { mustExist: true };
+  const changed = await onQueue(channel, async () =>
     seconds === 0
-      ? (await store.queue.ack(caller, queue.channel, [], [{ leaseId: handle, delayMs: 0 }]))
+      ? (await relay.ack(call.caller(), channel, [], [{ leaseId: handle, delayMs: 0 }], options))
           .retriedCount
-      : await store.queue.extend(caller, queue.channel, [handle], seconds * 1000);
+      : await relay.extend(call.caller(), channel, [handle], seconds * 1000, options),
+  );
   if (changed === 0) {
     throw new SqsError(
       'MessageNotInflight',
@@ -145,7 +142,7 @@ function toSqsMessage(
   if ((all || systemNames.has('DeadLetterQueueSourceArn')) && pulled.dead_letter)
     system.DeadLetterQueueSourceArn = queueArn(
       call.region,
-      call.auth.accountId,
+      call.accountId,
       pulled.dead_letter.source_channel,
     );
   const attributes = selectAttributes(attributesFromMetadata(pulled.metadata), attributeNames);
@@ -166,9 +163,11 @@ function toSqsMessage(
 }
 
 export async function sendMessage(call: SqsCall) {
-  const queue = await resolveQueue(call);
+  const channel = queueChannel(call);
   const prepared = prepareSend(call.input, '');
-  const [id] = await call.deps.store.queue.send(call.caller, queue.channel, [prepared.message]);
+  const [id] = await onQueue(channel, () =>
+    call.relay.send(call.caller(), channel, [prepared.message], { mustExist: true }),
+  );
   return {
     MessageId: id,
     MD5OfMessageBody: prepared.md5Body,
@@ -177,31 +176,31 @@ export async function sendMessage(call: SqsCall) {
 }
 
 export async function receiveMessage(call: SqsCall) {
-  const queue = await resolveQueue(call);
-  const { input, deps, auth } = call;
-  const defaults = queueDefaults(queue.stats, auth.limits);
+  const channel = queueChannel(call);
+  const { input } = call;
   const batchSize = optionalInteger(input, 'MaxNumberOfMessages', 1, MAX_RECEIVE) ?? 1;
   const visibility = optionalInteger(input, 'VisibilityTimeout', 0, MAX_VISIBILITY_SECONDS);
-  const waitSeconds =
-    optionalInteger(input, 'WaitTimeSeconds', 0, MAX_WAIT_SECONDS) ?? defaults.receiveWaitSeconds;
+  // none given: the queue's ReceiveMessageWaitTimeSeconds (read by the first pull)
+  const waitSeconds = optionalInteger(input, 'WaitTimeSeconds', 0, MAX_WAIT_SECONDS);
   const systemNames = new Set([
     ...(optionalStringList(input, 'AttributeNames') ?? []),
     ...(optionalStringList(input, 'MessageSystemAttributeNames') ?? []),
   ]);
   const attributeNames = optionalStringList(input, 'MessageAttributeNames');
-  const options = {
-    visibilityTimeoutMs:
-      visibility === undefined ? defaults.visibilityTimeoutMs : visibility * 1000,
-    batchSize,
-  };
-  const result = await pullMaybeWaiting(deps, {
-    caller: call.caller,
-    authorize: async () => auth,
-    channel: queue.channel,
-    options,
-    waitMs: waitSeconds * 1000,
-    signal: call.signal,
-  });
+  const result = await onQueue(channel, () =>
+    call.relay.pull({
+      caller: call.caller(),
+      channel,
+      options: {
+        // none given: the queue's VisibilityTimeout (the channel's setting, in the script)
+        visibilityTimeoutMs: visibility === undefined ? null : visibility * 1000,
+        batchSize,
+        mustExist: true,
+      },
+      waitMs: waitSeconds === undefined ? null : waitSeconds * 1000,
+      signal: call.signal,
+    }),
+  );
   const receivedMs = Date.now();
   // SQS leaves Messages out when there are none
   if (result.messages.length === 0) return {};
@@ -213,18 +212,20 @@ export async function receiveMessage(call: SqsCall) {
 }
 
 export async function deleteMessage(call: SqsCall) {
-  const queue = await resolveQueue(call);
+  const channel = queueChannel(call);
   const handle = requiredString(call.input, 'ReceiptHandle');
   checkReceiptHandle(handle);
   // as in SQS, deleting with a stale receipt handle succeeds and changes nothing
-  await call.deps.store.queue.ack(call.caller, queue.channel, [handle], []);
+  await onQueue(channel, () =>
+    call.relay.ack(call.caller(), channel, [handle], [], { mustExist: true }),
+  );
   return {};
 }
 
 export async function changeMessageVisibility(call: SqsCall) {
-  const queue = await resolveQueue(call);
+  const channel = queueChannel(call);
   const handle = requiredString(call.input, 'ReceiptHandle');
   const seconds = requiredInteger(call.input, 'VisibilityTimeout', 0, MAX_VISIBILITY_SECONDS);
-  await changeVisibility(call, queue, handle, seconds);
+  await changeVisibility(call, channel, handle, seconds);
   return {};
 }

@@ -3,7 +3,8 @@
  * what CreateQueue / SetQueueAttributes may change.
  */
 import { LIMITS } from '../schemas/requests';
-import type { ChannelStats, PlanLimits } from '../store/types';
+import type { AuthContext, ChannelStats } from '../relay';
+import type { PlanLimits } from '../types';
 import type { SqsCall } from './context';
 import { SqsError, invalidParameter } from './errors';
 import { MAX_DELAY_SECONDS, MAX_VISIBILITY_SECONDS } from './messages';
@@ -79,6 +80,7 @@ async function parseRedrivePolicy(
   value: string,
   channel: string,
   call: SqsCall,
+  auth: AuthContext,
 ): Promise<RedrivePolicy> {
   // an empty policy removes redrive: SQS then keeps redelivering; relayq's most is max_attempts 100
   if (value.trim() === '' || value.trim() === '{}') {
@@ -96,16 +98,16 @@ async function parseRedrivePolicy(
   const arn = typeof policy.deadLetterTargetArn === 'string' ? policy.deadLetterTargetArn : '';
   const target = parseQueueArn(arn);
   if (!target) throw reason('Invalid value for deadLetterTargetArn.');
-  if (target.accountId !== call.auth.accountId) {
+  if (target.accountId !== auth.accountId) {
     throw reason('Dead-letter target must be a queue of the same account.');
   }
   if (target.channel === channel) throw reason('Dead-letter target must be another queue.');
-  checkQueueScope(call.auth, target.channel);
+  checkQueueScope(auth, target.channel);
   const count = Number(policy.maxReceiveCount);
   if (!Number.isInteger(count) || count < 1 || count > LIMITS.maxAttempts) {
     throw reason(`maxReceiveCount must be a whole number from 1 to ${LIMITS.maxAttempts}.`);
   }
-  if (!(await call.deps.store.channels.get(call.auth.accountId, target.channel))) {
+  if (!(await call.relay.channels.stats(auth, target.channel))) {
     throw reason('Dead letter target does not exist.');
   }
   return { deadLetterChannel: target.channel, maxAttempts: count };
@@ -116,9 +118,10 @@ export async function parseQueueAttributes(
   attributes: Record<string, string>,
   channel: string,
   call: SqsCall,
+  auth: AuthContext,
 ): Promise<QueueChange> {
   const change: QueueChange = {};
-  const retention = call.auth.limits.retention_seconds;
+  const retention = auth.limits.retention_seconds;
   for (const [name, value] of Object.entries(attributes)) {
     switch (name) {
       case 'VisibilityTimeout':
@@ -143,7 +146,7 @@ export async function parseQueueAttributes(
         whole(name, value, MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES, ': relayq has a fixed limit');
         break;
       case 'RedrivePolicy':
-        Object.assign(change, await parseRedrivePolicy(value, channel, call));
+        Object.assign(change, await parseRedrivePolicy(value, channel, call, auth));
         break;
       case 'FifoQueue':
         if (value !== 'false')

@@ -1,4 +1,5 @@
 /** The queue actions: create, find, list, delete, purge, and queue attributes. */
+import type { AuthContext } from '../relay';
 import { LIMITS } from '../schemas/requests';
 import type { SqsCall } from './context';
 import { SqsError, invalidParameter, missingParameter } from './errors';
@@ -26,8 +27,13 @@ import {
 
 const MAX_LIST = 1000;
 
-async function applyChange(call: SqsCall, channel: string, change: QueueChange): Promise<void> {
-  await call.deps.store.channels.configure(call.auth.accountId, channel, call.auth.limits, {
+async function applyChange(
+  call: SqsCall,
+  auth: AuthContext,
+  channel: string,
+  change: QueueChange,
+): Promise<void> {
+  await call.relay.channels.configure(auth, channel, {
     maxAttempts: change.maxAttempts,
     deadLetterChannel: change.deadLetterChannel,
     visibilityTimeoutMs: change.visibilityTimeoutMs,
@@ -37,25 +43,26 @@ async function applyChange(call: SqsCall, channel: string, change: QueueChange):
   });
 }
 
-function attributesOf(call: SqsCall, queue: Queue) {
-  return describeQueue(queue.stats, call.auth.limits, call.region, call.auth.accountId);
+function attributesOf(call: SqsCall, auth: AuthContext, queue: Queue) {
+  return describeQueue(queue.stats, auth.limits, call.region, auth.accountId);
 }
 
 export async function createQueue(call: SqsCall) {
   const name = requiredString(call.input, 'QueueName');
   checkQueueName(name);
-  checkQueueScope(call.auth, name);
+  const auth = await call.auth();
+  checkQueueScope(auth, name);
   const tags = optionalStringMap(call.input, 'tags');
   if (tags && Object.keys(tags).length > 0) {
     throw new SqsError('UnsupportedOperation', 'Queue tags are not supported by relayq.');
   }
   const attributes = optionalStringMap(call.input, 'Attributes') ?? {};
-  const change = await parseQueueAttributes(attributes, name, call);
-  const url = queueUrl(call.baseUrl, call.auth.accountId, name);
-  const stats = await call.deps.store.channels.get(call.auth.accountId, name);
+  const change = await parseQueueAttributes(attributes, name, call, auth);
+  const url = queueUrl(call.baseUrl, auth.accountId, name);
+  const stats = await call.relay.channels.stats(auth, name);
   if (stats) {
     // idempotent: the same name and attributes answer the same URL; other attributes are a conflict
-    const current = attributesOf(call, { channel: name, stats });
+    const current = attributesOf(call, auth, { channel: name, stats });
     for (const attribute of Object.keys(attributes)) {
       const same =
         attribute === 'RedrivePolicy'
@@ -73,22 +80,21 @@ export async function createQueue(call: SqsCall) {
     return { QueueUrl: url };
   }
   // SQS redelivers without limit when there is no redrive policy; relayq's most is 100
-  await applyChange(call, name, { maxAttempts: LIMITS.maxAttempts, ...change });
+  await applyChange(call, auth, name, { maxAttempts: LIMITS.maxAttempts, ...change });
   return { QueueUrl: url };
 }
 
 export async function getQueueUrl(call: SqsCall) {
   const name = requiredString(call.input, 'QueueName');
   const owner = optionalString(call.input, 'QueueOwnerAWSAccountId');
-  if (owner !== undefined && owner !== call.auth.accountId) {
+  if (owner !== undefined && owner !== call.accountId) {
     throw new SqsError('AccessDenied', `Access to queues of account ${owner} is denied.`);
   }
   checkQueueName(name);
-  checkQueueScope(call.auth, name);
-  if (!(await call.deps.store.channels.get(call.auth.accountId, name))) {
-    throw queueDoesNotExist(name);
-  }
-  return { QueueUrl: queueUrl(call.baseUrl, call.auth.accountId, name) };
+  const auth = await call.auth();
+  checkQueueScope(auth, name);
+  if (!(await call.relay.channels.stats(auth, name))) throw queueDoesNotExist(name);
+  return { QueueUrl: queueUrl(call.baseUrl, auth.accountId, name) };
 }
 
 export async function listQueues(call: SqsCall) {
@@ -101,16 +107,15 @@ export async function listQueues(call: SqsCall) {
     if (!after.startsWith('after:')) throw invalidParameter('Invalid NextToken value.');
     after = after.slice('after:'.length);
   }
-  const { channels } = call.auth;
-  const names = (await call.deps.store.channels.list(call.auth.accountId))
+  const auth = await call.auth();
+  const names = (await call.relay.channels.list(auth))
     .map((c) => c.id)
-    .filter((id) => id.startsWith(prefix) && (channels === null || channels.includes(id)))
-    .filter((id) => after === '' || id > after);
+    .filter((id) => id.startsWith(prefix) && (after === '' || id > after));
   const page = names.slice(0, max ?? MAX_LIST);
   const more = max !== undefined && names.length > page.length;
   return {
     ...(page.length > 0
-      ? { QueueUrls: page.map((id) => queueUrl(call.baseUrl, call.auth.accountId, id)) }
+      ? { QueueUrls: page.map((id) => queueUrl(call.baseUrl, auth.accountId, id)) }
       : {}),
     ...(more
       ? { NextToken: Buffer.from(`after:${page[page.length - 1]}`).toString('base64url') }
@@ -120,20 +125,20 @@ export async function listQueues(call: SqsCall) {
 
 export async function deleteQueue(call: SqsCall) {
   const queue = await resolveQueue(call);
-  await call.deps.store.channels.remove(call.auth.accountId, queue.channel);
+  await call.relay.channels.remove(await call.auth(), queue.channel);
   return {};
 }
 
 export async function purgeQueue(call: SqsCall) {
   const queue = await resolveQueue(call);
-  await call.deps.store.channels.purge(call.auth.accountId, queue.channel);
+  await call.relay.channels.purge(await call.auth(), queue.channel);
   return {};
 }
 
 export async function getQueueAttributes(call: SqsCall) {
   const queue = await resolveQueue(call);
   const names = readableNames(optionalStringList(call.input, 'AttributeNames') ?? []);
-  const all = attributesOf(call, queue);
+  const all = attributesOf(call, await call.auth(), queue);
   const Attributes: Record<string, string> = {};
   for (const name of names) {
     const value = all[name];
@@ -146,16 +151,17 @@ export async function setQueueAttributes(call: SqsCall) {
   const queue = await resolveQueue(call);
   const attributes = optionalStringMap(call.input, 'Attributes');
   if (attributes === undefined) throw missingParameter('Attributes');
-  const change = await parseQueueAttributes(attributes, queue.channel, call);
-  await applyChange(call, queue.channel, change);
+  const auth = await call.auth();
+  const change = await parseQueueAttributes(attributes, queue.channel, call, auth);
+  await applyChange(call, auth, queue.channel, change);
   return {};
 }
 
 export async function listDeadLetterSourceQueues(call: SqsCall) {
   const queue = await resolveQueue(call);
-  const { channels } = call.auth;
-  const sources = (await call.deps.store.channels.list(call.auth.accountId))
-    .filter((c) => c.config.dead_letter_channel === queue.channel)
-    .filter((c) => channels === null || channels.includes(c.id));
-  return { queueUrls: sources.map((c) => queueUrl(call.baseUrl, call.auth.accountId, c.id)) };
+  const auth = await call.auth();
+  const sources = (await call.relay.channels.list(auth)).filter(
+    (c) => c.config.dead_letter_channel === queue.channel,
+  );
+  return { queueUrls: sources.map((c) => queueUrl(call.baseUrl, auth.accountId, c.id)) };
 }

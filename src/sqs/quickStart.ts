@@ -7,9 +7,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RelayApp } from '../app';
+import type { Relay } from '../relay';
 import type { Config } from '../config';
-import { issueToken } from '../http/admin';
 
 export const SQS_KEY_FILE = 'sqs-secret-key';
 export const AWS_CREDENTIALS_FILE = 'local-aws-credentials';
@@ -34,7 +33,7 @@ export function withEmbeddedSqsKey(config: Readonly<Config>): Readonly<Config> {
  * (printed then, with the SQS endpoint), and says where it is afterwards.
  */
 export async function sqsQuickStart(
-  relay: RelayApp,
+  relay: Relay,
   config: Readonly<Config>,
   port: number,
 ): Promise<void> {
@@ -44,13 +43,11 @@ export async function sqsQuickStart(
     process.stdout.write(`SQS endpoint ${endpoint}; AWS credentials of "local" in ${file}\n\n`);
     return;
   }
-  if (config.sqsSecretKey === null || !(await relay.store.accounts.get('local'))) return;
-  const issued = await issueToken(
-    relay.store.accounts,
-    'local',
-    { name: 'quick start (SQS)', aws_credentials: true },
-    { sqsSecretKey: config.sqsSecretKey },
-  );
+  if (config.sqsSecretKey === null || !(await relay.accounts.find('local'))) return;
+  const issued = await relay.tokens.issue('local', {
+    name: 'quick start (SQS)',
+    aws_credentials: true,
+  });
   const lines =
     `export AWS_ACCESS_KEY_ID=${issued.aws_access_key_id}\n` +
     `export AWS_SECRET_ACCESS_KEY=${issued.aws_secret_access_key}\n`;

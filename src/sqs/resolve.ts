@@ -1,7 +1,7 @@
 /** Finding the channel an action names, with SQS's errors for the ways that can fail. */
-import type { AuthContext } from '../auth/authenticate';
+import { RelayError } from '../errors';
+import type { AuthContext, ChannelStats } from '../relay';
 import { describeIdRule, isValidId } from '../schemas/ids';
-import type { ChannelStats } from '../store/types';
 import type { SqsCall } from './context';
 import { SqsError, invalidParameter } from './errors';
 import { requiredString } from './params';
@@ -29,19 +29,41 @@ export function checkQueueScope(auth: AuthContext, channel: string): void {
 export const queueDoesNotExist = (channel: string) =>
   new SqsError('QueueDoesNotExist', `The specified queue does not exist: ${channel}.`);
 
-/** The existing queue the call's QueueUrl names, in the caller's account and scope. */
-export async function resolveQueue(call: SqsCall): Promise<Queue> {
+/**
+ * The channel the call's QueueUrl names, in the caller's account; no Redis. The message
+ * actions pass it to their one script call, which checks the token's scope and that the
+ * channel exists (mustExist).
+ */
+export function queueChannel(call: SqsCall): string {
   const url = requiredString(call.input, 'QueueUrl');
   const { accountId, channel } = parseQueueUrl(url);
-  if (accountId !== call.auth.accountId) {
+  if (accountId !== call.accountId) {
     throw new SqsError(
       'AccessDenied',
       `Access to the resource ${url} is denied: it belongs to another account.`,
     );
   }
   if (!isValidId(channel)) throw queueDoesNotExist(channel);
-  checkQueueScope(call.auth, channel);
-  const stats = await call.deps.store.channels.get(accountId, channel);
+  return channel;
+}
+
+/** The existing queue the call's QueueUrl names, with its stats, in the caller's scope. */
+export async function resolveQueue(call: SqsCall): Promise<Queue> {
+  const channel = queueChannel(call);
+  const auth = await call.auth();
+  checkQueueScope(auth, channel);
+  const stats = await call.relay.channels.stats(auth, channel);
   if (!stats) throw queueDoesNotExist(channel);
   return { channel, stats };
+}
+
+/** Runs a script call on the queue, its missing channel told as SQS tells a missing queue. */
+export async function onQueue<T>(channel: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof RelayError && err.code === 'channel_not_found')
+      throw queueDoesNotExist(channel);
+    throw err;
+  }
 }

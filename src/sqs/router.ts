@@ -9,10 +9,11 @@
 import crypto from 'node:crypto';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import type { HttpDeps } from '../http/context';
+import type { Relay } from '../relay';
+import { publicBaseUrl } from '../web/publicUrl';
 import { actionFor } from './actions';
 import { authenticateSqs } from './auth';
-import { publicBaseUrl } from '../http/publicUrl';
+import { sqsCall } from './context';
 import { SqsError, invalidParameter, toSqsError } from './errors';
 import type { Input } from './params';
 
@@ -53,7 +54,7 @@ function sendError(res: Response, err: unknown, logger: Logger, requestId: strin
     .send(Buffer.from(JSON.stringify(error.body)));
 }
 
-export function sqsRouter(deps: HttpDeps): Router {
+export function sqsRouter(relay: Relay): Router {
   const router = Router();
   const raw = express.raw({ type: () => true, limit: MAX_SQS_REQUEST_BYTES });
 
@@ -69,27 +70,26 @@ export function sqsRouter(deps: HttpDeps): Router {
         );
       }
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const caller = await authenticateSqs(req, body, deps);
+      const signer = await authenticateSqs(req, body, relay);
       const action = actionFor(req.headers['x-amz-target']);
       const gone = new AbortController();
       res.on('close', () => gone.abort());
       if (res.closed) gone.abort();
-      const output = await action({
-        deps,
-        auth: caller.auth,
-        caller: caller.caller,
-        region: caller.region,
-        baseUrl: publicBaseUrl(deps.config, req),
-        input: parseInput(body),
-        signal: gone.signal,
-      });
+      const output = await action(
+        sqsCall(relay, signer.caller, {
+          region: signer.region,
+          baseUrl: publicBaseUrl(relay.config, req),
+          input: parseInput(body),
+          signal: gone.signal,
+        }),
+      );
       res
         .status(200)
         .set('x-amzn-RequestId', requestId)
         .set('Content-Type', CONTENT_TYPE)
         .send(Buffer.from(JSON.stringify(output)));
     } catch (err) {
-      sendError(res, err, deps.logger, requestId);
+      sendError(res, err, relay.log, requestId);
     }
   });
 
@@ -102,7 +102,7 @@ export function sqsRouter(deps: HttpDeps): Router {
         : status !== undefined && status < 500
           ? invalidParameter('The request body could not be read.')
           : err;
-    sendError(res, error, deps.logger, crypto.randomUUID());
+    sendError(res, error, relay.log, crypto.randomUUID());
   });
 
   return router;

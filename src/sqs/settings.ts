@@ -2,8 +2,8 @@
  * The channel settings SQS reads as queue attributes, as they are in effect
  * (a setting never set follows its default: the relay's, which are SQS's).
  */
-import { effectiveConfig } from '../http/channelView';
-import type { ChannelStats, PlanLimits } from '../store/types';
+import { effectiveConfig, type ChannelStats } from '../relay';
+import type { PlanLimits } from '../types';
 
 export interface QueueDefaults {
   visibilityTimeoutMs: number;

@@ -18,13 +18,8 @@ import type { RedisClient } from './redis';
 import { runScript, type ScriptName, type Scripts } from './scripts';
 import type { PlanTable } from './scripts/plans';
 import { scriptArgv, scriptKeys, type ScriptKeys, type ScriptSpec } from './scripts/define';
-import {
-  isUnavailable,
-  rethrowStoreError,
-  scriptError,
-  scriptFailure,
-  unavailable,
-} from './storeErrors';
+import { isUnavailable, rethrowStoreError, scriptError, scriptFailure } from './storeErrors';
+import { unavailable } from '../errors';
 
 export interface StoreOptions {
   /** the configured plans, compiled into the scripts (scripts/plans.ts) */

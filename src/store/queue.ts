@@ -8,7 +8,16 @@ import { callerArgs, type Caller } from './scripts/define';
 import { extendScript, type ExtendArgs, type ExtendReply } from './scripts/extend';
 import { pullScript, type PullArgs, type PullReply } from './scripts/pull';
 import { sendScript, type SendArgs, type SendReply } from './scripts/send';
-import type { AckResult, NewMessage, PullOptions, PullResult, QueueStore, Retry } from './types';
+import type {
+  AckResult,
+  LeaseOptions,
+  NewMessage,
+  PullOptions,
+  PullResult,
+  QueueStore,
+  Retry,
+  SendOptions,
+} from './types';
 
 const NONCE_CHARS = 22;
 
@@ -26,7 +35,7 @@ const rerun = (caller: Caller, attempt: number): Caller =>
 
 export function createQueueStore(ctx: StoreContext): QueueStore {
   return {
-    async send(caller, channel, messages: NewMessage[]) {
+    async send(caller, channel, messages: NewMessage[], options: SendOptions = {}) {
       const account = caller.accountId;
       const tail: (string | number)[] = [];
       for (const m of messages) {
@@ -44,8 +53,14 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
       tail.push(ctx.fanout.windowMs);
       const [compactIds, lowered, pendingMs] = await ctx.run<SendReply, SendArgs>(
         sendScript,
-        { account, channel, caller },
-        { ...callerArgs(caller), channel, n: messages.length },
+        { account, channel, caller, webhooks: options.webhookId !== undefined },
+        {
+          ...callerArgs(caller),
+          channel,
+          must_exist: options.mustExist ? '1' : '0',
+          webhook_id: options.webhookId ?? '',
+          n: messages.length,
+        },
         tail,
       );
       const ids = compactIds.map(uuidText);
@@ -65,6 +80,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
           {
             ...callerArgs(rerun(caller, attempt)),
             channel,
+            must_exist: options.mustExist ? '1' : '0',
             visibility_timeout_ms: options.visibilityTimeoutMs ?? '',
             batch_size: options.batchSize,
             nonces: nonces(options.batchSize),
@@ -72,7 +88,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
           },
         ),
       );
-      const [backlogCount, flat, lowered, discarded, deadLettered, expired] = reply;
+      const [backlogCount, flat, lowered, discarded, deadLettered, expired, receiveWait] = reply;
       const messages: string[] = [];
       for (let i = 0; i < flat.length; i += 2)
         messages.push(pulledMessageJson(flat[i], flat[i + 1]));
@@ -81,10 +97,16 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
       ctx.metrics.count('dead_lettered', deadLettered);
       ctx.metrics.count('expired', expired);
       await ctx.lowerDue(account, lowered);
-      return { backlogCount, messages };
+      return { backlogCount, messages, receiveWaitMs: receiveWait ?? null };
     },
 
-    async ack(caller, channel, leaseIds: string[], retries: Retry[]): Promise<AckResult> {
+    async ack(
+      caller,
+      channel,
+      leaseIds: string[],
+      retries: Retry[],
+      options: LeaseOptions = {},
+    ): Promise<AckResult> {
       const account = caller.accountId;
       const tail: (string | number)[] = [...leaseIds, retries.length];
       for (const r of retries) tail.push(r.leaseId, r.delayMs);
@@ -96,6 +118,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
           {
             ...callerArgs(rerun(caller, attempt)),
             channel,
+            must_exist: options.mustExist ? '1' : '0',
             dead_letter_channel: dlq,
             a: leaseIds.length,
           },
@@ -110,12 +133,17 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
       return { ackedCount, retriedCount };
     },
 
-    async extend(caller, channel, leaseIds, visibilityTimeoutMs) {
+    async extend(caller, channel, leaseIds, visibilityTimeoutMs, options: LeaseOptions = {}) {
       const account = caller.accountId;
       const [extended, lowered] = await ctx.run<ExtendReply, ExtendArgs>(
         extendScript,
         { account, channel, caller },
-        { ...callerArgs(caller), channel, visibility_timeout_ms: visibilityTimeoutMs ?? '' },
+        {
+          ...callerArgs(caller),
+          channel,
+          must_exist: options.mustExist ? '1' : '0',
+          visibility_timeout_ms: visibilityTimeoutMs ?? '',
+        },
         leaseIds,
       );
       await ctx.lowerDue(account, lowered);

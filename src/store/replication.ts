@@ -8,7 +8,7 @@
  * confirm in time, the client gets a 503 saying the write is stored on the
  * primary but not confirmed, so it retries (with a dedup id for sends).
  */
-import { AppError } from '../errors';
+import { RelayError } from '../errors';
 import { accountKeys } from './keys';
 import { isCluster, type RedisClient } from './redis';
 import { keySlot } from './slots';
@@ -50,11 +50,11 @@ export class ReplicationGate {
       acked = -1;
     }
     if (acked < this.options.replicas) {
-      throw new AppError(
-        'UNAVAILABLE',
+      throw new RelayError(
+        'unavailable',
         `the write is stored on the primary but not confirmed by ${this.options.replicas} ` +
           `replica(s) within ${this.options.timeoutMs} ms; retry it (with the same dedup_id for sends)`,
-        { 'Retry-After': '1' },
+        { retryAfterSeconds: 1 },
       );
     }
   }

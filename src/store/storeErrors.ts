@@ -1,9 +1,9 @@
 /**
- * Turns what Redis or a script answered into an AppError. Script errors carry a
+ * Turns what Redis or a script answered into a RelayError (src/errors.ts). Script errors carry a
  * stable code as their first word (see each script's Errors section); anything
  * that says Redis is unreachable or not serving is a 503, safe to retry.
  */
-import { AppError } from '../errors';
+import { RelayError, plural, rateLimited, unavailable } from '../errors';
 
 const UNAVAILABLE_REPLIES = [
   'LOADING',
@@ -47,14 +47,6 @@ export const SCRIPT_ERROR_CODES = [
 
 export type ScriptErrorCode = (typeof SCRIPT_ERROR_CODES)[number];
 
-const plural = (n: number | string, word: string) => `${n} ${word}${Number(n) === 1 ? '' : 's'}`;
-
-/** A 429 with Retry-After, the wait rounded up to whole seconds (at least 1). */
-export function rateLimited(waitMs: number, message: (wait: number) => string): AppError {
-  const wait = Math.max(1, Math.ceil(waitMs / 1000));
-  return new AppError('RATE_LIMITED', message(wait), { 'Retry-After': String(wait) });
-}
-
 /**
  * What a script's error code means to the client: one entry, one message per code, from
  * the detail words the script answers with (each script's Errors section) and what the
@@ -62,19 +54,23 @@ export function rateLimited(waitMs: number, message: (wait: number) => string): 
  */
 export const SCRIPT_ERRORS: Record<
   Exclude<ScriptErrorCode, 'STALE_CONFIG'>,
-  (detail: string[], about: { account?: string; channel?: string; id?: string }) => AppError
+  (detail: string[], about: { account?: string; channel?: string; id?: string }) => RelayError
 > = {
-  ACCOUNT_EXISTS: (_, { account }) => new AppError('CONFLICT', `account ${account} already exists`),
-  ACCOUNT_GONE: () => new AppError('UNAUTHORIZED', "the token's account no longer exists"),
+  ACCOUNT_EXISTS: (_, { account }) =>
+    new RelayError('conflict', `account ${account} already exists`),
+  ACCOUNT_GONE: () => new RelayError('account_gone', "the token's account no longer exists"),
   ACCOUNT_NOT_FOUND: (_, { account }) =>
-    new AppError('NOT_FOUND', `account ${account} does not exist`),
-  AUTH_INVALID: () => new AppError('UNAUTHORIZED', 'invalid or revoked token'),
-  TOKEN_EXPIRED: () => new AppError('UNAUTHORIZED', 'token has expired'),
-  SESSION_EXPIRED: () => new AppError('UNAUTHORIZED', 'session has expired; sign in again'),
+    new RelayError('account_not_found', `account ${account} does not exist`),
+  AUTH_INVALID: () => new RelayError('invalid_credential', 'invalid or revoked token'),
+  TOKEN_EXPIRED: () => new RelayError('credential_expired', 'token has expired'),
+  SESSION_EXPIRED: () => new RelayError('credential_expired', 'session has expired; sign in again'),
   SESSION_ENDED: () =>
-    new AppError('UNAUTHORIZED', 'session has ended: its sign-in token was revoked or expired'),
+    new RelayError(
+      'credential_expired',
+      'session has ended: its sign-in token was revoked or expired',
+    ),
   CHANNEL_SCOPE: ([channel]) =>
-    new AppError('FORBIDDEN', `this token may not use channel ${channel}`),
+    new RelayError('channel_scope', `this token may not use channel ${channel}`),
   RATE_LIMITED: ([by, waitMs, rate, burst]) =>
     by === 'token'
       ? rateLimited(
@@ -88,30 +84,36 @@ export const SCRIPT_ERRORS: Record<
             `rate limit exceeded: this account may make ${plural(rate, 'request')} per second in bursts of ${burst} (rate_limit_per_second ${rate}, rate_limit_burst ${burst}); retry after ${wait} s`,
         ),
   CHANNEL_LIMIT: ([max]) =>
-    new AppError('FORBIDDEN', `channel limit reached: the plan allows at most ${max} channels`),
+    new RelayError(
+      'channel_limit',
+      `channel limit reached: the plan allows at most ${max} channels`,
+    ),
   CHANNEL_NOT_FOUND: (_, { channel }) =>
-    new AppError('NOT_FOUND', `channel ${channel} does not exist`),
+    new RelayError('channel_not_found', `channel ${channel} does not exist`),
   STORAGE_LIMIT: ([max]) =>
-    new AppError(
-      'FORBIDDEN',
+    new RelayError(
+      'storage_limit',
       `storage limit reached: the plan allows at most ${max} bytes of stored messages`,
     ),
   MESSAGE_TOO_LARGE: ([index, ceiling]) =>
-    new AppError(
-      'PAYLOAD_TOO_LARGE',
+    new RelayError(
+      'message_too_large',
       `messages[${index}] is over the ${ceiling}-byte storage ceiling`,
     ),
   TOKEN_LIMIT: ([max]) =>
-    new AppError(
-      'FORBIDDEN',
+    new RelayError(
+      'token_limit',
       `token limit reached: the plan allows at most ${max} tokens per account (max_tokens); revoke one first`,
     ),
   TOKEN_NOT_FOUND: (_, { account, id }) =>
-    new AppError('NOT_FOUND', `token ${id} does not exist in account ${account}`),
+    new RelayError('token_not_found', `token ${id} does not exist in account ${account}`),
   WEBHOOK_LIMIT: ([max]) =>
-    new AppError('FORBIDDEN', `webhook limit reached: an account may have at most ${max} webhooks`),
+    new RelayError(
+      'webhook_limit',
+      `webhook limit reached: an account may have at most ${max} webhooks`,
+    ),
   WEBHOOK_NOT_FOUND: (_, { channel, id }) =>
-    new AppError('NOT_FOUND', `webhook ${id} does not exist on channel ${channel}`),
+    new RelayError('webhook_not_found', `webhook ${id} does not exist on channel ${channel}`),
 };
 
 /** The client's error for a script's error reply (SCRIPT_ERRORS), or the error itself. */
@@ -151,16 +153,9 @@ export function isUnavailable(err: unknown): boolean {
   return CONNECTION_ERROR.test(err.message);
 }
 
-export function unavailable(): AppError {
-  return new AppError(
-    'UNAVAILABLE',
-    'the queue store is unavailable; the request had no effect and may be retried',
-  );
-}
-
-/** Re-throws anything that is not one of our script codes as an AppError or as is. */
+/** Re-throws anything that is not one of our script codes as a RelayError or as is. */
 export function rethrowStoreError(err: unknown): never {
-  if (err instanceof AppError) throw err;
+  if (err instanceof RelayError) throw err;
   if (isUnavailable(err)) throw unavailable();
   throw err;
 }

@@ -1,23 +1,8 @@
 /** The store's interface: what HTTP and WebSocket code may ask of the queue state. */
 import type { LimitStore } from './limits';
-import type { Caller } from './scripts/define';
+import type { Caller, PlanLimits } from '../types';
 
-export interface PlanLimits {
-  max_storage_bytes: number;
-  max_channels: number;
-  retention_seconds: number;
-  /** requests per second of the whole account, across pods and tokens; 0: unlimited */
-  rate_limit_per_second: number;
-  /** requests at once before the rate applies; 0: one second's worth */
-  rate_limit_burst: number;
-  max_tokens: number;
-  /** open WebSockets of the account, across pods */
-  max_websocket_connections: number;
-  /** concurrent long-poll waits of the account, across pods */
-  max_long_polls: number;
-  /** largest request body a webhook URL of the account accepts (bytes) */
-  max_webhook_bytes: number;
-}
+export type { PlanLimits } from '../types';
 
 export interface NewMessage {
   id: string;
@@ -31,16 +16,32 @@ export interface NewMessage {
   bodyJson: string;
 }
 
+export interface SendOptions {
+  /** refuse a channel that does not exist (channel_not_found) instead of creating it */
+  mustExist?: boolean;
+  /** the webhook a delivery came through: it must still exist; its delivery is counted */
+  webhookId?: string;
+}
+
 export interface PullOptions {
   /** null: the channel's visibility_timeout_ms setting, else the service default */
   visibilityTimeoutMs: number | null;
   batchSize: number;
+  /** refuse a channel that does not exist (channel_not_found) instead of answering empty */
+  mustExist?: boolean;
 }
 
 export interface PullResult {
   backlogCount: number;
   /** each pulled message as JSON text, oldest-available first */
   messages: string[];
+  /** the channel's receive_wait_seconds setting in ms (SQS's default wait), null when unset */
+  receiveWaitMs: number | null;
+}
+
+/** For ack and extend: refuse a channel that does not exist (channel_not_found). */
+export interface LeaseOptions {
+  mustExist?: boolean;
 }
 
 export interface Retry {
@@ -148,15 +149,27 @@ export interface Authorized {
  * client's error before changing anything.
  */
 export interface QueueStore {
-  send(caller: Caller, channel: string, messages: NewMessage[]): Promise<string[]>;
+  send(
+    caller: Caller,
+    channel: string,
+    messages: NewMessage[],
+    options?: SendOptions,
+  ): Promise<string[]>;
   pull(caller: Caller, channel: string, options: PullOptions): Promise<PullResult>;
-  ack(caller: Caller, channel: string, leaseIds: string[], retries: Retry[]): Promise<AckResult>;
+  ack(
+    caller: Caller,
+    channel: string,
+    leaseIds: string[],
+    retries: Retry[],
+    options?: LeaseOptions,
+  ): Promise<AckResult>;
   extend(
     caller: Caller,
     channel: string,
     leaseIds: string[],
     /** null: the channel's visibility_timeout_ms setting, else the service default */
     visibilityTimeoutMs: number | null,
+    options?: LeaseOptions,
   ): Promise<number>;
   /** Gives back leases whose pull was never answered: available again, delivery not counted. */
   release(account: string, channel: string, leaseIds: string[]): Promise<number>;
@@ -243,8 +256,6 @@ export interface WebhookStore {
   list(account: string, channel: string): Promise<WebhookEntry[]>;
   remove(account: string, channel: string, id: string): Promise<void>;
   lookup(account: string, id: string): Promise<WebhookLookup>;
-  /** Counts an accepted delivery and notes its time. */
-  recordReceived(account: string, id: string): Promise<void>;
 }
 
 export interface Store {

@@ -66,9 +66,5 @@ export function createWebhookStore(ctx: StoreContext): WebhookStore {
       );
       return { webhook: json ? (JSON.parse(json) as WebhookRecord) : null, plan };
     },
-
-    async recordReceived(account, id) {
-      await ctx.call('webhook_received', [webhooksKey(account)], [id]);
-    },
   };
 }

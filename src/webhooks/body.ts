@@ -4,15 +4,15 @@
  * max_webhook_bytes. One byte over is a 413 before anything is stored.
  */
 import type { Request } from 'express';
-import { AppError } from '../errors';
-import { readBodyBytes } from '../http/readBody';
+import { RelayError } from '../errors';
+import { readBodyBytes } from '../web/readBody';
 
-function tooLarge(limit: number): AppError {
+function tooLarge(limit: number): RelayError {
   // The connection is closed after the answer: the rest of the body is not read.
-  return new AppError(
-    'PAYLOAD_TOO_LARGE',
+  return new RelayError(
+    'body_too_large',
     `webhook request body is over the plan's ${limit}-byte limit (max_webhook_bytes)`,
-    { Connection: 'close' },
+    { closeConnection: true },
   );
 }
 

@@ -4,16 +4,14 @@
  * as for the channel's other management endpoints.
  */
 import { Router, type Request } from 'express';
-import { checkChannelScope } from '../auth/authenticate';
-import { requestAuth } from '../http/caller';
 import { hashSecret } from '../auth/tokens';
-import { badRequest } from '../errors';
-import { objectBody } from '../http/body';
-import type { HttpDeps } from '../http/context';
-import { publicBaseUrl } from '../http/publicUrl';
-import { channelParam } from '../http/messages';
-import { resource } from '../http/route';
-import type { WebhookEntry, WebhookRecord } from '../store/types';
+import { invalidField } from '../errors';
+import type { Relay, WebhookEntry, WebhookRecord } from '../relay';
+import { objectBody } from '../web/body';
+import { requestCaller } from '../web/caller';
+import { channelParam } from '../web/params';
+import { publicBaseUrl } from '../web/publicUrl';
+import { resource } from '../web/route';
 import { formatHookKey, newHookKey } from './hookKey';
 import { validateCreateWebhook } from './schema';
 import { sealSecret } from './secrets';
@@ -37,15 +35,12 @@ function listEntry(entry: WebhookEntry) {
   };
 }
 
-export function webhooksRouter(deps: HttpDeps): Router {
+export function webhooksRouter(relay: Relay): Router {
   const router = Router();
-  const { store } = deps;
 
   async function channelCaller(req: Request) {
-    const caller = await requestAuth(req, deps);
-    const channel = channelParam(req);
-    checkChannelScope(caller, channel);
-    return { caller, channel };
+    const caller = await relay.authorize(requestCaller(req));
+    return { caller, channel: channelParam(req) };
   }
 
   const base = '/v1/relay/channels/:channelId/webhooks';
@@ -57,7 +52,7 @@ export function webhooksRouter(deps: HttpDeps): Router {
       const key = newHookKey(caller.accountId);
       const verify = settings.verify && {
         ...settings.verify,
-        secret: sealSecret(settings.verify.secret, deps.config.webhookSecretKey, key.webhookId),
+        secret: sealSecret(settings.verify.secret, relay.config.webhookSecretKey, key.webhookId),
       };
       const record: WebhookRecord = {
         id: key.webhookId,
@@ -67,10 +62,10 @@ export function webhooksRouter(deps: HttpDeps): Router {
         verify,
         dedup_header: settings.dedup_header,
       };
-      const created = await store.webhooks.create(caller.accountId, caller.limits, record);
+      const created = await relay.webhooks.create(caller, record);
       return {
         id: record.id,
-        url: `${publicBaseUrl(deps.config, req)}/hooks/${formatHookKey(key)}`,
+        url: `${publicBaseUrl(relay.config, req)}/hooks/${formatHookKey(key)}`,
         label: record.label,
         verify: publicVerify(record),
         dedup_header: record.dedup_header,
@@ -79,7 +74,7 @@ export function webhooksRouter(deps: HttpDeps): Router {
     },
     get: async (req) => {
       const { caller, channel } = await channelCaller(req);
-      const entries = await store.webhooks.list(caller.accountId, channel);
+      const entries = await relay.webhooks.list(caller, channel);
       return { webhooks: entries.map(listEntry) };
     },
   });
@@ -89,9 +84,9 @@ export function webhooksRouter(deps: HttpDeps): Router {
       const { caller, channel } = await channelCaller(req);
       const id = String(req.params.webhookId);
       if (!/^[0-9a-f]{16}$/.test(id)) {
-        throw badRequest('webhook id must be the 16 hexadecimal characters shown when created');
+        throw invalidField('webhook id must be the 16 hexadecimal characters shown when created');
       }
-      await store.webhooks.remove(caller.accountId, channel, id);
+      await relay.webhooks.remove(caller, channel, id);
       return { deleted: true };
     },
   });

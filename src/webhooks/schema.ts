@@ -1,5 +1,5 @@
 /** The body of `POST /v1/relay/channels/{id}/webhooks`, compiled once, and its cross-field rules. */
-import { badRequest } from '../errors';
+import { invalidField } from '../errors';
 import { compile } from '../schemas/validate';
 import type { WebhookVerify } from '../store/types';
 import { standardWebhooksKey } from './verify/standardWebhooks';
@@ -14,7 +14,7 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 function checkHeaderName(value: string | undefined, field: string): void {
   if (value !== undefined && !HEADER_NAME.test(value)) {
-    throw badRequest(`${field} must be an HTTP header name, such as X-Request-Id`);
+    throw invalidField(`${field} must be an HTTP header name, such as X-Request-Id`);
   }
 }
 
@@ -71,7 +71,7 @@ export function validateCreateWebhook(body: unknown): WebhookSettings {
   const top = input.dedup_header?.toLowerCase();
   const inner = v?.dedup_header?.toLowerCase();
   if (top !== undefined && inner !== undefined && top !== inner) {
-    throw badRequest('dedup_header and verify.dedup_header name different headers; give one');
+    throw invalidField('dedup_header and verify.dedup_header name different headers; give one');
   }
   const settings: WebhookSettings = {
     label: input.label ?? null,
@@ -81,17 +81,17 @@ export function validateCreateWebhook(body: unknown): WebhookSettings {
   if (!v) return settings;
   if (v.scheme === 'hmac-sha256') {
     if (v.header === undefined) {
-      throw badRequest('required field verify.header is missing (scheme hmac-sha256)');
+      throw invalidField('required field verify.header is missing (scheme hmac-sha256)');
     }
   } else {
     for (const field of ['header', 'encoding', 'prefix'] as const) {
       if (v[field] !== undefined) {
-        throw badRequest(`verify.${field} applies only to scheme hmac-sha256`);
+        throw invalidField(`verify.${field} applies only to scheme hmac-sha256`);
       }
     }
   }
   if (v.scheme === 'standard-webhooks' && standardWebhooksKey(v.secret) === null) {
-    throw badRequest(
+    throw invalidField(
       'verify.secret must be whsec_ followed by the base64 signing key for scheme standard-webhooks',
     );
   }

@@ -13,10 +13,9 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
-import type { RelayApp } from '../app';
-import { AppError } from '../errors';
-import { schemeOf, type TrustProxy } from '../http/proxy';
-import type { AccountEvent } from '../store/events';
+import { RelayError } from '../errors';
+import { schemeOf, type TrustProxy } from '../web/proxy';
+import type { AccountEvent, Relay } from '../relay';
 import {
   parseSubscription,
   refuseUpgrade,
@@ -65,8 +64,17 @@ export interface WebSocketHub {
   tokenChecks(): number;
 }
 
-export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocketHub {
-  const { config, logger, metrics } = relay.deps;
+/** What the WebSocket entrance needs of the app (src/app.ts's RelayApp has it). */
+export interface WebSocketDeps {
+  relay: Relay;
+  /** which hops' X-Forwarded-Proto to believe (RELAY_TRUST_PROXY), for the Origin check */
+  trustProxy: TrustProxy;
+  isShuttingDown(): boolean;
+}
+
+export function attachWebSockets(server: http.Server, app: WebSocketDeps): WebSocketHub {
+  const { relay } = app;
+  const { config, log: logger, metrics } = relay;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4096, perMessageDeflate: false });
   const clients = new Set<Client>();
   const perToken = new Map<string, number>();
@@ -130,7 +138,7 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
         clients: new Set(),
         byChannel: new Map(),
       };
-      created.ready = relay.events.subscribe(accountId, onEvent(accountId, created));
+      created.ready = relay.subscribe(accountId, onEvent(accountId, created));
       created.ready.catch(() => {
         if (accounts.get(accountId) === created) accounts.delete(accountId);
       });
@@ -233,21 +241,21 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
       return;
     }
     socket.on('error', () => socket.destroy());
-    const scheme = schemeOf(req, relay.app.get('trust proxy fn') as TrustProxy);
-    parseSubscription(req, relay.store.accounts, relay.plans, scheme)
+    const scheme = schemeOf(req, app.trustProxy);
+    parseSubscription(req, relay, scheme)
       .then(async (sub) => {
         if ((perToken.get(sub.auth.tokenId) ?? 0) >= config.maxWsConnectionsPerToken) {
-          throw new AppError(
-            'RATE_LIMITED',
+          throw new RelayError(
+            'concurrency_limit',
             `this token already has ${config.maxWsConnectionsPerToken} WebSocket connections on this server (RELAY_MAX_WS_CONNECTIONS_PER_TOKEN)`,
-            { 'Retry-After': '5' },
+            { retryAfterSeconds: 5 },
           );
         }
-        if (relay.deps.isShuttingDown()) {
-          throw new AppError('UNAVAILABLE', 'the server is shutting down; reconnect to another');
+        if (app.isShuttingDown()) {
+          throw new RelayError('unavailable', 'the server is shutting down; reconnect to another');
         }
         // The account's place is given back whenever the socket closes, upgraded or not.
-        const release = await relay.deps.limits.holdWebSocket(sub.auth.accountId, sub.auth.limits);
+        const release = await relay.limits.holdWebSocket(sub.auth.accountId, sub.auth.limits);
         if (socket.destroyed) release();
         else socket.once('close', release);
         wss.handleUpgrade(req, socket, head, (ws) => {
@@ -259,7 +267,7 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
         });
       })
       .catch((err) => {
-        if (!(err instanceof AppError))
+        if (!(err instanceof RelayError))
           logger.error({ err: String(err) }, 'WebSocket upgrade failed');
         refuseUpgrade(socket, err);
       });
@@ -289,8 +297,8 @@ export function attachWebSockets(server: http.Server, relay: RelayApp): WebSocke
     for (const [key, tokenClients] of byToken) {
       const [accountId, tokenId] = key.split('\u0000');
       checks++;
-      relay.store.accounts
-        .lookupToken(accountId, tokenId)
+      relay.tokens
+        .state(accountId, tokenId)
         .then(({ token, plan }) => {
           const expired = token?.expires_ms != null && token.expires_ms <= Date.now();
           if (!token || plan === null || expired) {

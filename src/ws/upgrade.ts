@@ -5,19 +5,12 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import {
-  authenticate,
-  checkChannelScope,
-  headerCaller,
-  tokenCaller,
-  type AuthContext,
-} from '../auth/authenticate';
-import { sessionToken } from '../auth/sessions';
-import { AppError, badRequest, notFound, toEnvelope } from '../errors';
-import type { PlanResolver } from '../config/planResolver';
+import { requestCaller } from '../auth/credential';
+import { RelayError, invalidField, notFound } from '../errors';
+import type { AuthContext, Relay } from '../relay';
+import { checkChannelScope } from '../relay';
 import { describeIdRule, isValidId } from '../schemas/ids';
-import type { Caller } from '../store/scripts/define';
-import type { AccountStore } from '../store/types';
+import { toEnvelope } from '../web/envelope';
 
 export const MAX_CHANNELS_PER_SUBSCRIPTION = 100;
 
@@ -35,35 +28,13 @@ function decode(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    throw badRequest(describeIdRule('channelId'));
+    throw invalidField(describeIdRule('channelId'));
   }
-}
-
-/** The subprotocol a browser sends its token in: it cannot set an Authorization header. */
-export const BEARER_PROTOCOL_PREFIX = 'relayq.bearer.';
-
-/**
- * The upgrade's credentials: the Authorization header; else a token offered
- * as the subprotocol `relayq.bearer.<token>` (browsers, next to `relayq`,
- * which the server picks, so the token is never echoed); else the
- * dashboard's session cookie, whose Origin must match the client's scheme
- * and host (the scheme trusted per http/proxy.ts).
- */
-function upgradeCaller(req: IncomingMessage, scheme: string): Caller {
-  if (req.headers.authorization !== undefined) return headerCaller(req.headers.authorization);
-  const offered = String(req.headers['sec-websocket-protocol'] ?? '')
-    .split(',')
-    .map((p) => p.trim())
-    .find((p) => p.startsWith(BEARER_PROTOCOL_PREFIX));
-  if (offered) return headerCaller(`Bearer ${offered.slice(BEARER_PROTOCOL_PREFIX.length)}`);
-  const session = sessionToken(req, scheme, true);
-  return session === null ? headerCaller(undefined) : tokenCaller(session);
 }
 
 export async function parseSubscription(
   req: IncomingMessage,
-  accounts: AccountStore,
-  plans: PlanResolver,
+  relay: Relay,
   /** the client's scheme (see http/proxy.ts), for a dashboard session's Origin check */
   scheme = 'http',
 ): Promise<SubscriptionRequest> {
@@ -72,32 +43,36 @@ export async function parseSubscription(
   const multi = MULTI.test(url.pathname);
   if (!single && !multi) throw notFound(`no such endpoint: GET ${url.pathname.slice(0, 200)}`);
   if (req.method !== 'GET') {
-    throw new AppError('METHOD_NOT_ALLOWED', `method ${req.method} is not allowed here; use GET`, {
-      Allow: 'GET',
-    });
+    throw new RelayError(
+      'method_not_allowed',
+      `method ${req.method} is not allowed here; use GET`,
+      {
+        allow: ['GET'],
+      },
+    );
   }
   // one authorize call: the token checked and the upgrade counted against the rate limits
-  const auth = await authenticate(upgradeCaller(req, scheme), accounts, plans);
+  const auth = await relay.authorize(requestCaller(req, scheme, true));
   let channels: string[];
   if (single) {
     const channel = decode(single[1]);
-    if (!isValidId(channel)) throw badRequest(describeIdRule('channelId'));
+    if (!isValidId(channel)) throw invalidField(describeIdRule('channelId'));
     channels = [channel];
   } else {
     const given = url.searchParams.getAll('channels');
     if (given.length === 0 || given[0].trim() === '') {
-      throw badRequest(
+      throw invalidField(
         'query parameter channels is required: a comma-separated list of channel ids',
       );
     }
-    if (given.length > 1) throw badRequest('query parameter channels must be given once');
+    if (given.length > 1) throw invalidField('query parameter channels must be given once');
     channels = [...new Set(given[0].split(','))];
     if (channels.length > MAX_CHANNELS_PER_SUBSCRIPTION) {
-      throw badRequest(`channels must list at most ${MAX_CHANNELS_PER_SUBSCRIPTION} channel ids`);
+      throw invalidField(`channels must list at most ${MAX_CHANNELS_PER_SUBSCRIPTION} channel ids`);
     }
     for (const channel of channels) {
       if (!isValidId(channel))
-        throw badRequest(
+        throw invalidField(
           `channels: "${String(channel).slice(0, 130)}" is not valid; ${describeIdRule('a channel id')}`,
         );
     }

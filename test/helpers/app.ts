@@ -4,7 +4,6 @@ import pino from 'pino';
 import request from 'supertest';
 import { buildApp, type RelayApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { issueToken } from '../../src/http/admin';
 import { createRedis, type RedisClient } from '../../src/store/redis';
 import { attachWebSockets, type WebSocketHub } from '../../src/ws/server';
 import { withResponseCheck } from './openapiCheck';
@@ -87,7 +86,7 @@ export async function accountWithToken(
   if (!(await app.relay.store.accounts.get(accountId))) {
     await app.relay.store.accounts.create(accountId, options.plan ?? 'free');
   }
-  const issued = await issueToken(app.relay.store.accounts, accountId, {
+  const issued = await app.relay.relay.tokens.issue(accountId, {
     channels: options.channels,
     expires_in_seconds: options.expires_in_seconds,
   });

@@ -1,6 +1,7 @@
 /** The account limiter's pure parts: rate windows, the operator API's bucket, refusals naming the limit. */
 import pino from 'pino';
-import { AppError } from '../../src/errors';
+import { RelayError } from '../../src/errors';
+import { toEnvelope } from '../../src/web/envelope';
 import { AccountLimits } from '../../src/limits/accountLimits';
 import { rateWindow } from '../../src/store/scripts/plans';
 import type { LimitStore } from '../../src/store/limits';
@@ -24,10 +25,10 @@ test('the operator API: RELAY_ADMIN_RATE_LIMIT_PER_SECOND requests, then a 429 n
   } catch (err) {
     refusal = err;
   }
-  expect(refusal).toBeInstanceOf(AppError);
-  expect((refusal as AppError).status).toBe(429);
-  expect((refusal as AppError).headers).toEqual({ 'Retry-After': '1' });
-  expect((refusal as AppError).message).toBe(
+  expect(refusal).toBeInstanceOf(RelayError);
+  expect(toEnvelope(refusal).status).toBe(429);
+  expect(toEnvelope(refusal).headers).toEqual({ 'Retry-After': '1' });
+  expect((refusal as RelayError).message).toBe(
     'rate limit exceeded: the operator API takes 2 requests per second on each server (RELAY_ADMIN_RATE_LIMIT_PER_SECOND); retry after 1 s',
   );
   limits.stop();

@@ -1,12 +1,13 @@
 /** Request body parsing: strict UTF-8, JSON, nesting and number range. */
-import { AppError } from '../../src/errors';
-import { bodyParserError, jsonBody, objectBody } from '../../src/http/body';
+import { RelayError } from '../../src/errors';
+import { toEnvelope } from '../../src/web/envelope';
+import { bodyParserError, jsonBody, objectBody } from '../../src/web/body';
 
 function failure(fn: () => unknown): [number, string] {
   try {
     fn();
   } catch (err) {
-    if (err instanceof AppError) return [err.status, err.message];
+    if (err instanceof RelayError) return [toEnvelope(err).status, err.message];
     throw err;
   }
   throw new Error('expected an error');
@@ -72,10 +73,10 @@ test('objectBody refuses anything but an object', () => {
 test('body-parser errors become envelope errors', () => {
   expect(bodyParserError({ type: 'entity.too.large', status: 413 })).toEqual(
     expect.objectContaining({
-      status: 413,
+      code: 'body_too_large',
       message: 'request body is over the 1048576-byte limit',
     }),
   );
-  expect(bodyParserError({ type: 'request.aborted', status: 400 })?.status).toBe(400);
+  expect(bodyParserError({ type: 'request.aborted', status: 400 })?.code).toBe('invalid_request');
   expect(bodyParserError(new Error('plain'))).toBeNull();
 });

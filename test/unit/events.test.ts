@@ -61,7 +61,7 @@ test("a closed subscriber connection is the store's 503, not an unexpected error
   const { fake, events } = hub();
   fake.failNext = new Error('Connection is closed.');
   await expect(events.subscribe('acme', () => undefined)).rejects.toMatchObject({
-    status: 503,
+    code: 'unavailable',
     message: 'the queue store is unavailable; the request had no effect and may be retried',
   });
 });

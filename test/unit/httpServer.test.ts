@@ -1,7 +1,7 @@
 /** Node-level limits of the public server: timeouts (no slowloris), header size, envelope refusals. */
 import net from 'node:net';
 import type http from 'node:http';
-import { createApiServer, SERVER_LIMITS } from '../../src/http/nodeServer';
+import { createApiServer, SERVER_LIMITS } from '../../src/web/nodeServer';
 
 const servers: http.Server[] = [];
 afterEach(async () => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
-import { accessKeyIdFor, parseAccessKeyId, secretFor } from '../../src/sqs/credentials';
+import { accessKeyIdFor, parseAccessKeyId, secretFor } from '../../src/auth/awsKeys';
 import { SqsError } from '../../src/sqs/errors';
 import { embeddedSqsSecretKey } from '../../src/sqs/quickStart';
 import { parseAuthorization, signingDate } from '../../src/sqs/signature';

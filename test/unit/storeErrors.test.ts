@@ -1,6 +1,7 @@
 /** Script error replies to stable codes, as Redis 7 delivers them. */
 import fs from 'node:fs';
 import path from 'node:path';
+import { toEnvelope } from '../../src/web/envelope';
 import {
   isUnavailable,
   SCRIPT_ERROR_CODES,
@@ -80,13 +81,13 @@ test('every script error code but STALE_CONFIG has one entry in SCRIPT_ERRORS', 
 
 test('a rate refusal names the limit that refused it and says when to retry', () => {
   const account = SCRIPT_ERRORS.RATE_LIMITED(['account', '1500', '10', '20'], {});
-  expect(account.status).toBe(429);
-  expect(account.headers['Retry-After']).toBe('2');
+  expect(toEnvelope(account).status).toBe(429);
+  expect(toEnvelope(account).headers['Retry-After']).toBe('2');
   expect(account.message).toBe(
     'rate limit exceeded: this account may make 10 requests per second in bursts of 20 (rate_limit_per_second 10, rate_limit_burst 20); retry after 2 s',
   );
   const token = SCRIPT_ERRORS.RATE_LIMITED(['token', '1', '1'], {});
-  expect(token.headers['Retry-After']).toBe('1');
+  expect(toEnvelope(token).headers['Retry-After']).toBe('1');
   expect(token.message).toBe(
     'rate limit exceeded: this token may make 1 request per second (its rate_limit_per_second); retry after 1 s',
   );

@@ -1,5 +1,5 @@
 /** Token format, parsing, hashing and the Authorization header. */
-import { bearerToken } from '../../src/auth/authenticate';
+import { bearerToken } from '../../src/auth/credential';
 import {
   formatToken,
   hashSecret,
@@ -8,7 +8,8 @@ import {
   parseToken,
   safeEqual,
 } from '../../src/auth/tokens';
-import { AppError } from '../../src/errors';
+import { RelayError } from '../../src/errors';
+import { toEnvelope } from '../../src/web/envelope';
 
 test('a formatted token parses back to its parts', () => {
   const id = newTokenId();
@@ -51,7 +52,7 @@ function status(fn: () => unknown): [number, string] {
   try {
     fn();
   } catch (err) {
-    if (err instanceof AppError) return [err.status, err.message];
+    if (err instanceof RelayError) return [toEnvelope(err).status, err.message];
     throw err;
   }
   throw new Error('expected an error');

@@ -1,5 +1,6 @@
 /** Schemas and their error sentences: one plain sentence naming the field. */
-import { AppError } from '../../src/errors';
+import { RelayError } from '../../src/errors';
+import { toEnvelope } from '../../src/web/envelope';
 import { describeError, fieldPath } from '../../src/schemas/validate';
 import {
   validateAck,
@@ -12,7 +13,7 @@ function messageOf(fn: () => unknown): { status: number; message: string } {
   try {
     fn();
   } catch (err) {
-    if (err instanceof AppError) return { status: err.status, message: err.message };
+    if (err instanceof RelayError) return { status: toEnvelope(err).status, message: err.message };
     throw err;
   }
   throw new Error('expected a validation error');

@@ -3,6 +3,8 @@ import { defineScript, type CallerArgs } from './define';
 
 export interface AckArgs extends CallerArgs {
   channel: string;
+  /** '1': refuse a channel that does not exist (CHANNEL_NOT_FOUND) */
+  must_exist: '0' | '1';
   /** the dead-letter channel whose keys are passed ('' for none) */
   dead_letter_channel: string;
   /** the number of lease ids; they follow, then the retries' count and pairs */
@@ -12,7 +14,7 @@ export interface AckArgs extends CallerArgs {
 export const ackScript = defineScript<AckArgs>({
   name: 'ack',
   keys: ['account', 'channel', 'caller', 'deadLetter'],
-  argv: ['token_id', 'proof', 'rate', 'channel', 'dead_letter_channel', 'a'],
+  argv: ['token_id', 'proof', 'rate', 'channel', 'must_exist', 'dead_letter_channel', 'a'],
 });
 
 /** [acked, retried, lowered due ms or null] */

@@ -5,32 +5,25 @@
  * test/unit/luaHeaders.test.ts checks each module's KEYS groups and ARGV names against
  * the script's header.
  */
-import { accountRateKey, channelKeyList, accountKeyList, rateLimitKey } from '../keys';
+import { accountRateKey, channelKeyList, accountKeyList, rateLimitKey, webhooksKey } from '../keys';
+import type { Caller } from '../../types';
 import type { ScriptName } from './index';
 
-/** The groups of keys a script takes, in this order; deadLetter last and only when there is one. */
+export type { Caller };
+
+/**
+ * The groups of keys a script takes, in this order; deadLetter and webhooks only when the call
+ * names them (the script sees #KEYS).
+ */
 export const KEY_GROUPS = {
   account: ['account', 'channels', 'timers', 'usage', 'events', 'tokens'],
   channel: ['q', 'f', 'm', 'x', 'd', 'dx'],
   caller: ['rate', 'token_rate'],
   deadLetter: ['q', 'f', 'm', 'x', 'd', 'dx'],
+  webhooks: ['webhooks'],
 } as const;
 
 export type KeyGroup = keyof typeof KEY_GROUPS;
-
-/**
- * Who is asking, as the scripts check it (lua/lib/caller.lua): the token named by a
- * credential and the proof of holding it.
- */
-export interface Caller {
-  accountId: string;
-  /** the token's id; for an account caller (a webhook URL), the name of its rate counter */
-  tokenId: string;
-  /** 'secret:<sha256 hex>', 'aws:<access key id>' or 'account' */
-  proof: string;
-  /** false once the request was counted against the rate limits (a long poll's later pulls) */
-  count: boolean;
-}
 
 /** The caller's three ARGV, the first of every script that checks a caller. */
 export interface CallerArgs {
@@ -65,6 +58,8 @@ export interface ScriptKeys {
   caller?: Caller;
   /** the dead-letter channel, or null/'' for none (its keys are then left out) */
   deadLetter?: string | null;
+  /** true to pass the account's webhooks hash (left out otherwise) */
+  webhooks?: boolean;
 }
 
 const KEY_CACHE_MAX = 10_000;
@@ -94,6 +89,8 @@ export function scriptKeys<A extends object>(spec: ScriptSpec<A>, on: ScriptKeys
       keys.push(accountRateKey(on.account), rateLimitKey(on.account, caller.tokenId));
     } else if (group === 'deadLetter' && on.deadLetter) {
       keys.push(...channelKeyList(on.account, on.deadLetter));
+    } else if (group === 'webhooks' && on.webhooks) {
+      keys.push(webhooksKey(on.account));
     }
   }
   return keys;

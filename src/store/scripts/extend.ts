@@ -3,6 +3,8 @@ import { defineScript, type CallerArgs } from './define';
 
 export interface ExtendArgs extends CallerArgs {
   channel: string;
+  /** '1': refuse a channel that does not exist (CHANNEL_NOT_FOUND) */
+  must_exist: '0' | '1';
   /** '' for the channel's setting, else the default; the lease ids follow */
   visibility_timeout_ms: number | '';
 }
@@ -10,7 +12,7 @@ export interface ExtendArgs extends CallerArgs {
 export const extendScript = defineScript<ExtendArgs>({
   name: 'extend',
   keys: ['account', 'channel', 'caller'],
-  argv: ['token_id', 'proof', 'rate', 'channel', 'visibility_timeout_ms'],
+  argv: ['token_id', 'proof', 'rate', 'channel', 'must_exist', 'visibility_timeout_ms'],
 });
 
 /** [extended, lowered due ms or null] */

@@ -47,7 +47,6 @@ export const SCRIPT_KEY_COUNTS = {
   webhook_create: 7,
   webhook_delete: 1,
   webhook_lookup: 7,
-  webhook_received: 1,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;

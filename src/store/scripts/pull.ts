@@ -3,6 +3,8 @@ import { defineScript, type CallerArgs } from './define';
 
 export interface PullArgs extends CallerArgs {
   channel: string;
+  /** '1': refuse a channel that does not exist (CHANNEL_NOT_FOUND) */
+  must_exist: '0' | '1';
   /** '' for the channel's setting, else the default */
   visibility_timeout_ms: number | '';
   batch_size: number;
@@ -20,6 +22,7 @@ export const pullScript = defineScript<PullArgs>({
     'proof',
     'rate',
     'channel',
+    'must_exist',
     'visibility_timeout_ms',
     'batch_size',
     'nonces',
@@ -27,5 +30,8 @@ export const pullScript = defineScript<PullArgs>({
   ],
 });
 
-/** [backlog, [lease id, record, ...], lowered due ms or null, discarded, dead-lettered, expired] */
-export type PullReply = [number, string[], number | null, number, number, number];
+/**
+ * [backlog, [lease id, record, ...], lowered due ms or null, discarded, dead-lettered, expired,
+ * the channel's receive_wait_ms or null]
+ */
+export type PullReply = [number, string[], number | null, number, number, number, number | null];

@@ -3,14 +3,18 @@ import { defineScript, type CallerArgs } from './define';
 
 export interface SendArgs extends CallerArgs {
   channel: string;
+  /** '1': refuse a channel that does not exist (CHANNEL_NOT_FOUND) instead of creating it */
+  must_exist: '0' | '1';
+  /** the webhook a delivery came through ('' for none; its key group is then passed) */
+  webhook_id: string;
   /** the number of messages; 8 values each follow, then fanout_window_ms */
   n: number;
 }
 
 export const sendScript = defineScript<SendArgs>({
   name: 'send',
-  keys: ['account', 'channel', 'caller'],
-  argv: ['token_id', 'proof', 'rate', 'channel', 'n'],
+  keys: ['account', 'channel', 'caller', 'webhooks'],
+  argv: ['token_id', 'proof', 'rate', 'channel', 'must_exist', 'webhook_id', 'n'],
 });
 
 /** [ids in request order, lowered due ms or null, ms until a coalesced announcement or null] */

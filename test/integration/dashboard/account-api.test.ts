@@ -1,4 +1,3 @@
-import { issueToken } from '../../../src/http/admin';
 import { accountWithToken, sleep } from '../../helpers/app';
 import { useRelay } from '../../helpers/useRelay';
 
@@ -7,7 +6,7 @@ const rq = useRelay({ env: { RELAY_SESSION_TTL_SECONDS: '2' } });
 async function ownerToken(account: string): Promise<string> {
   if (!(await rq.app.relay.store.accounts.get(account)))
     await rq.app.relay.store.accounts.create(account, 'free');
-  const issued = await issueToken(rq.app.relay.store.accounts, account, {
+  const issued = await rq.app.relay.relay.tokens.issue(account, {
     role: 'owner',
     name: 'owner',
   });

@@ -9,7 +9,6 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { issueToken } from '../../../src/http/admin';
 import { signInLink } from '../../../src/quickStart';
 import { redisServerBinary } from '../../helpers/redis';
 import { useRelay } from '../../helpers/useRelay';
@@ -62,9 +61,8 @@ async function api(method: string, urlPath: string, token: string, body?: unknow
 
 test('an owner signs in, makes a scoped token, watches a channel live, purges, revokes and signs out', async () => {
   await rq.app.relay.store.accounts.create('acme', 'free');
-  const owner = (
-    await issueToken(rq.app.relay.store.accounts, 'acme', { role: 'owner', name: 'owner' })
-  ).token;
+  const owner = (await rq.app.relay.relay.tokens.issue('acme', { role: 'owner', name: 'owner' }))
+    .token;
 
   await page.goto(`${rq.app.baseUrl}/dashboard`);
   await page.getByLabel('Owner token').fill('rq_wrong');
@@ -153,9 +151,8 @@ test('an owner signs in, makes a scoped token, watches a channel live, purges, r
 
 test('in the channel view an owner creates a webhook URL (shown once), sees it receive, deletes it', async () => {
   await rq.app.relay.store.accounts.create('hooks', 'free');
-  const owner = (
-    await issueToken(rq.app.relay.store.accounts, 'hooks', { role: 'owner', name: 'owner' })
-  ).token;
+  const owner = (await rq.app.relay.relay.tokens.issue('hooks', { role: 'owner', name: 'owner' }))
+    .token;
   expect((await api('POST', '/v1/relay/channels/inbox/messages', owner, { body: 1 })).status).toBe(
     200,
   );
@@ -202,7 +199,7 @@ test('in the channel view an owner creates a webhook URL (shown once), sees it r
 test('the quick start sign-in link opens a signed-in dashboard and leaves no token in the address bar', async () => {
   await rq.app.relay.store.accounts.create('local', 'paid');
   const owner = (
-    await issueToken(rq.app.relay.store.accounts, 'local', {
+    await rq.app.relay.relay.tokens.issue('local', {
       role: 'owner',
       name: 'quick start owner',
     })
@@ -219,7 +216,7 @@ test('the quick start sign-in link opens a signed-in dashboard and leaves no tok
     await fresh.reload();
     await fresh.getByText('account local', { exact: true }).waitFor();
     // a relay token in the link is refused, with the sign-in form shown
-    const relay = (await issueToken(rq.app.relay.store.accounts, 'local', { name: 'r' })).token;
+    const relay = (await rq.app.relay.relay.tokens.issue('local', { name: 'r' })).token;
     const other = await (await browser.newContext()).newPage();
     await other.goto(signInLink(rq.app.baseUrl, relay));
     await other.getByText('that token was not accepted').waitFor();
@@ -232,7 +229,7 @@ test('the quick start sign-in link opens a signed-in dashboard and leaves no tok
 
 test('the channel view shows and sets the channel settings, and pauses and resumes delivery', async () => {
   await rq.app.relay.store.accounts.create('globex', 'free');
-  const owner = (await issueToken(rq.app.relay.store.accounts, 'globex', { role: 'owner' })).token;
+  const owner = (await rq.app.relay.relay.tokens.issue('globex', { role: 'owner' })).token;
   const context = await browser.newContext();
   const p = await context.newPage();
   try {

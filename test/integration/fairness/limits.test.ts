@@ -3,7 +3,6 @@
  * spreads its requests, sockets and waits over two pods gets no more than its
  * plan allows. Each refusal is a 429 (403 for max_tokens) naming the limit.
  */
-import { issueToken } from '../../../src/http/admin';
 import { ADMIN_TOKEN, eventually, sleep, startApp } from '../../helpers/app';
 import type { ListeningApp, TestApp } from '../../helpers/app';
 import type { TestRedis } from '../../helpers/redis';
@@ -34,7 +33,7 @@ const envelope = (code: number, message: string) => ({
 /** An account on the plan, with an owner token (bearer header value). */
 async function owner(app: TestApp, account: string, plan: string): Promise<string> {
   await app.relay.store.accounts.create(account, plan);
-  const issued = await issueToken(app.relay.store.accounts, account, { role: 'owner' });
+  const issued = await app.relay.relay.tokens.issue(account, { role: 'owner' });
   return `Bearer ${issued.token}`;
 }
 
@@ -50,7 +49,7 @@ test('minted tokens share the account rate across two pods; another account is n
   const ownerAuth = await owner(podA, 'noisy', 'tight');
   const tokens: string[] = [];
   for (let i = 0; i < 4; i++) {
-    const issued = await issueToken(podA.relay.store.accounts, 'noisy', {});
+    const issued = await podA.relay.relay.tokens.issue('noisy', {});
     tokens.push(`Bearer ${issued.token}`);
   }
   const quiet = await owner(podA, 'quiet', 'tight');
@@ -204,7 +203,7 @@ test('max_long_polls holds for the account across pods; a pull without wait_ms i
 
 test('1,000 WebSockets on one token are allowed by default; the free plan caps the account there', async () => {
   await podA.relay.store.accounts.create('fleet', 'free');
-  const auth = `Bearer ${(await issueToken(podA.relay.store.accounts, 'fleet', {})).token}`;
+  const auth = `Bearer ${(await podA.relay.relay.tokens.issue('fleet', {})).token}`;
   const open: Subscriber[] = [];
   for (let batch = 0; batch < 10; batch++) {
     const pod = batch % 2 === 0 ? podA : podB;

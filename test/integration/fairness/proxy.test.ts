@@ -8,7 +8,6 @@ import pino from 'pino';
 import request from 'supertest';
 import { buildApp, type RelayApp } from '../../../src/app';
 import { loadConfig } from '../../../src/config';
-import { issueToken } from '../../../src/http/admin';
 import { createRedis, type RedisClient } from '../../../src/store/redis';
 import { ADMIN_TOKEN } from '../../helpers/app';
 import { useRelay } from '../../helpers/useRelay';
@@ -44,7 +43,7 @@ async function stop(p: Pod) {
 
 async function ownerToken(p: Pod): Promise<string> {
   await p.relay.store.accounts.create('acme', 'free');
-  return (await issueToken(p.relay.store.accounts, 'acme', { role: 'owner' })).token;
+  return (await p.relay.relay.tokens.issue('acme', { role: 'owner' })).token;
 }
 
 const signIn = (p: Pod, token: string, headers: Record<string, string>) =>

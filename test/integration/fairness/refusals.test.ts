@@ -8,7 +8,7 @@ import net from 'node:net';
 import { accountWithToken, sleep, type TestApp } from '../../helpers/app';
 import { startSingleRedis, type SingleTestRedis } from '../../helpers/redis';
 import { useRelay } from '../../helpers/useRelay';
-import { createApiServer } from '../../../src/http/nodeServer';
+import { createApiServer } from '../../../src/web/nodeServer';
 import { accountKeys } from '../../../src/store/keys';
 
 let server: http.Server;

@@ -1,7 +1,8 @@
 /** The last middlewares: unknown routes (404) and every error, as envelopes. */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { AppError, notFound, toEnvelope } from '../errors';
+import { RelayError, invalidRequest, notFound } from '../errors';
+import { toEnvelope } from './envelope';
 import { bodyParserError } from './body';
 
 export const unknownRoute: RequestHandler = (req, _res, next) => {
@@ -12,14 +13,14 @@ export const unknownRoute: RequestHandler = (req, _res, next) => {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     let appError: unknown = err;
-    if (!(err instanceof AppError)) {
+    if (!(err instanceof RelayError)) {
       const fromBody = bodyParserError(err, req.headers['content-encoding']);
       if (fromBody) appError = fromBody;
       else if (err instanceof URIError || (err as { status?: number })?.status === 400) {
-        appError = new AppError('BAD_REQUEST', 'request path is not valid percent-encoding');
+        appError = invalidRequest('request path is not valid percent-encoding');
       }
     }
-    if (!(appError instanceof AppError)) {
+    if (!(appError instanceof RelayError)) {
       logger.error(
         { err, reqId: res.locals.requestId, route: res.locals.route },
         'unexpected error',

@@ -31,10 +31,9 @@ export function effectiveConfig(config: ChannelConfig, limits: PlanLimits): Effe
   };
 }
 
-export function channelView(
-  stats: ChannelStats,
-  limits: PlanLimits,
-): Omit<ChannelStats, 'config' | 'created_ms'> & { config: EffectiveConfig } {
+export type ChannelView = Omit<ChannelStats, 'config' | 'created_ms'> & { config: EffectiveConfig };
+
+export function channelView(stats: ChannelStats, limits: PlanLimits): ChannelView {
   // created_ms is for the SQS endpoint's CreatedTimestamp; the relay API does not show it
   const { created_ms: _created, ...shown } = stats;
   return { ...shown, config: effectiveConfig(stats.config, limits) };

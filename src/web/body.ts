@@ -5,7 +5,7 @@
  * (or 413 over the size limit) in the envelope.
  */
 import express, { type Request, type RequestHandler } from 'express';
-import { AppError, badRequest } from '../errors';
+import { RelayError, invalidRequest } from '../errors';
 import { LIMITS } from '../schemas/requests';
 import { readBodyBytes } from './readBody';
 
@@ -50,10 +50,7 @@ export const rawBody: RequestHandler = (req: BodyRequest, res, next) => {
 };
 
 const tooLarge = () =>
-  new AppError(
-    'PAYLOAD_TOO_LARGE',
-    `request body is over the ${LIMITS.maxRequestBytes}-byte limit`,
-  );
+  new RelayError('body_too_large', `request body is over the ${LIMITS.maxRequestBytes}-byte limit`);
 
 /** Reads off the rest of a refused body (so the answer is not cut short), then calls done. */
 function dumpBody(req: Request, done: () => void): void {
@@ -73,12 +70,12 @@ function dumpBody(req: Request, done: () => void): void {
 function inspect(value: unknown, depth: number): void {
   if (typeof value === 'number') {
     if (!Number.isFinite(value))
-      throw badRequest('request body holds a number too large to represent');
+      throw invalidRequest('request body holds a number too large to represent');
     return;
   }
   if (value === null || typeof value !== 'object') return;
   if (depth > LIMITS.maxJsonDepth) {
-    throw badRequest(`request body is nested deeper than ${LIMITS.maxJsonDepth} levels`);
+    throw invalidRequest(`request body is nested deeper than ${LIMITS.maxJsonDepth} levels`);
   }
   if (Array.isArray(value)) {
     for (const item of value) inspect(item, depth + 1);
@@ -95,14 +92,14 @@ export function parsedBody(buffer: unknown): { value: unknown; text: string } | 
   try {
     text = decoder.decode(buffer);
   } catch {
-    throw badRequest('request body is not valid UTF-8');
+    throw invalidRequest('request body is not valid UTF-8');
   }
   if (text.trim() === '') return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw badRequest('request body is not valid JSON');
+    throw invalidRequest('request body is not valid JSON');
   }
   inspect(value, 1);
   return { value, text };
@@ -122,7 +119,7 @@ export function objectBodyText(buffer: unknown): { value: Record<string, unknown
   if (parsed === undefined) return { value: {}, text: '{}' };
   const { value, text } = parsed;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw badRequest('request body must be a JSON object');
+    throw invalidRequest('request body must be a JSON object');
   }
   return { value: value as Record<string, unknown>, text };
 }
@@ -139,14 +136,14 @@ export const BODY_ENCODINGS = ['identity', 'gzip', 'deflate', 'br'];
  * Maps body-parser's errors (size, encoding, aborted) to envelope errors.
  * `contentEncoding` is the request's, to name what failed to decompress.
  */
-export function bodyParserError(err: unknown, contentEncoding?: string): AppError | null {
+export function bodyParserError(err: unknown, contentEncoding?: string): RelayError | null {
   const e = err as { type?: string; status?: number; code?: unknown; errno?: unknown };
   if (!e || typeof e !== 'object') return null;
   const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
   // zlib's errors (Z_DATA_ERROR, Z_BUF_ERROR, brotli's ERR__ERROR_*), passed on as 400s
   if (typeof e.type !== 'string' && typeof e.errno === 'number' && typeof e.code === 'string') {
     if (BODY_ENCODINGS.includes(encoding) && encoding !== 'identity') {
-      return badRequest(`request body is not valid ${encoding} data`);
+      return invalidRequest(`request body is not valid ${encoding} data`);
     }
     return null;
   }
@@ -154,26 +151,26 @@ export function bodyParserError(err: unknown, contentEncoding?: string): AppErro
   switch (e.type) {
     case 'entity.too.large':
       // (for a compressed body, counted while inflating: a bomb stops at the limit)
-      return new AppError(
-        'PAYLOAD_TOO_LARGE',
+      return new RelayError(
+        'body_too_large',
         `request body is over the ${LIMITS.maxRequestBytes}-byte limit${encoding === 'identity' ? '' : ' once decompressed'}`,
       );
     case 'encoding.unsupported':
-      return new AppError(
-        'UNSUPPORTED_MEDIA_TYPE',
+      return new RelayError(
+        'unsupported_media_type',
         `Content-Encoding ${JSON.stringify(encoding.slice(0, 100))} is not supported; use ${BODY_ENCODINGS.join(', ')}`,
       );
     case 'charset.unsupported':
-      return badRequest(
+      return invalidRequest(
         'request body encoding is not supported; send plain or gzip-encoded UTF-8 JSON',
       );
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
-      return badRequest('request body was incomplete');
+      return invalidRequest('request body was incomplete');
     default:
       return e.status && e.status >= 400 && e.status < 500
-        ? badRequest('request body could not be read')
+        ? invalidRequest('request body could not be read')
         : null;
   }
 }

@@ -4,7 +4,8 @@
  * object, or RawJson when it has already serialised the result.
  */
 import type { Request, Response, Router } from 'express';
-import { AppError, okEnvelope } from '../errors';
+import { RelayError } from '../errors';
+import { okEnvelope } from './envelope';
 
 export class RawJson {
   constructor(readonly resultJson: string) {}
@@ -45,12 +46,10 @@ export function resource(
   }
   router.all(path, (req: Request, res: Response) => {
     res.locals.route = path;
-    throw new AppError(
-      'METHOD_NOT_ALLOWED',
+    throw new RelayError(
+      'method_not_allowed',
       `method ${req.method} is not allowed here; use ${allowed.join(', ')}`,
-      {
-        Allow: allowed.join(', '),
-      },
+      { allow: allowed },
     );
   });
 }

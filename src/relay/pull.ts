@@ -1,34 +1,33 @@
 /**
  * A pull that may wait (`wait_ms` on the relay API, `WaitTimeSeconds` over SQS):
  * one path for every entrance, so the long-poll cap, the wake-up rules and the
- * release of unanswered leases hold alike.
+ * release of unanswered leases hold alike. A pull that finds messages is one script
+ * call; only one that found none takes a long-poll place and waits.
  */
-import type { AuthContext } from '../auth/authenticate';
-import { unauthorized } from '../errors';
-import type { Caller } from '../store/scripts/define';
+import { RelayError } from '../errors';
 import type { PullOptions, PullResult } from '../store/types';
-import type { HttpDeps } from './context';
+import type { Caller } from '../types';
+import { authorize } from './authorize';
+import type { RelayDeps } from './deps';
 
 export interface PullRequest {
-  /** checked by each pull; counted against the rate limits by the first only (when count) */
-  caller: Caller;
   /**
-   * The full caller, for a pull that may wait (its long-poll place needs the plan): one
-   * authorize call, which then counts the request instead of the first pull.
+   * checked by each pull; counted against the rate limits (when count) by the first, or,
+   * for a pull that may wait, by the authorize call that finds its plan (the long-poll cap)
    */
-  authorize(): Promise<AuthContext>;
+  caller: Caller;
   channel: string;
   options: PullOptions;
-  /** 0: answer at once */
-  waitMs: number;
+  /** 0: answer at once; null: the channel's receive_wait_seconds (SQS's default wait) */
+  waitMs: number | null;
   /** aborted when the client has gone: nothing more is leased, and its leases go back */
   signal: AbortSignal;
 }
 
-export async function pullMaybeWaiting(deps: HttpDeps, r: PullRequest): Promise<PullResult> {
+export async function pull(deps: RelayDeps, r: PullRequest): Promise<PullResult> {
   const { channel, options, signal } = r;
-  const pull = async (caller: Caller): Promise<PullResult> => {
-    if (signal.aborted) return { backlogCount: 0, messages: [] };
+  const pullOnce = async (caller: Caller): Promise<PullResult> => {
+    if (signal.aborted) return { backlogCount: 0, messages: [], receiveWaitMs: null };
     const result = await deps.store.queue.pull(caller, channel, options);
     // Leases whose answer cannot be written any more go back at once, not counted.
     if (signal.aborted) {
@@ -40,26 +39,30 @@ export async function pullMaybeWaiting(deps: HttpDeps, r: PullRequest): Promise<
     }
     return result;
   };
-  // A pull that answers at once is one call: the script checks and counts the caller.
-  if (r.waitMs === 0) return pull(r.caller);
-  const auth = await r.authorize();
+  // A pull that answers at once is one call: the script checks and counts the caller. A
+  // pull that may wait waits only when that first pull found nothing.
+  const first = await pullOnce(r.caller);
+  const waitMs = r.waitMs ?? first.receiveWaitMs ?? 0;
+  if (waitMs === 0 || first.messages.length > 0 || signal.aborted) return first;
   const counted = r.caller.count ? { ...r.caller, count: false } : r.caller;
+  const auth = await authorize(deps, counted, channel);
   const release = await deps.limits.holdLongPoll(auth.accountId, auth.limits);
   try {
     return await deps.waiters.waitFor(
       auth.accountId,
       channel,
       auth,
-      r.waitMs,
+      waitMs,
       signal,
       async (reason) => {
         // Every pull checks the token again (a revocation, expiry or account deletion refuses
         // it); a revocation wakes the wait ('recheck') so that its pull does so at once.
         if (reason !== 'recheck' && auth.expiresMs !== null && auth.expiresMs <= Date.now())
-          throw unauthorized(
+          throw new RelayError(
+            'credential_expired',
             auth.session ? 'session has expired; sign in again' : 'token has expired',
           );
-        const result = await pull(counted);
+        const result = await pullOnce(counted);
         return {
           done: result.messages.length > 0,
           value: result,

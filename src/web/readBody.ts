@@ -5,12 +5,12 @@
  * kept exactly as sent (src/webhooks/body.ts).
  */
 import type { Request } from 'express';
-import { type AppError, badRequest } from '../errors';
+import { type RelayError, invalidRequest } from '../errors';
 
 export function readBodyBytes(
   req: Request,
   limit: number,
-  tooLarge: () => AppError,
+  tooLarge: () => RelayError,
 ): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge());
@@ -18,7 +18,7 @@ export function readBodyBytes(
     const chunks: Buffer[] = [];
     let received = 0;
     let settled = false;
-    const finish = (err: AppError | null) => {
+    const finish = (err: RelayError | null) => {
       if (settled) return;
       settled = true;
       req.off('data', onData);
@@ -35,7 +35,7 @@ export function readBodyBytes(
       else chunks.push(chunk);
     };
     const onEnd = () => finish(null);
-    const onAborted = () => finish(badRequest('request body was incomplete'));
+    const onAborted = () => finish(invalidRequest('request body was incomplete'));
     // closed before its end: the sender went away (settled already when it ended)
     const onClose = () => {
       if (!req.complete) onAborted();

@@ -1,0 +1,114 @@
+/**
+ * The relay operations every entrance calls (src/http, src/ws, src/webhooks, src/sqs):
+ * send, pull (with or without waiting), ack/retry, extend, release, the caller's channels,
+ * tokens, accounts and webhooks. It knows nothing of HTTP: an entrance translates its
+ * request into these calls and the answer (or the RelayError's code) back into its shape.
+ * This is the only way an entrance reaches the store.
+ */
+import type { AccountListener } from '../store/events';
+import type {
+  AckResult,
+  LeaseOptions,
+  NewMessage,
+  PullResult,
+  Retry,
+  SendOptions,
+} from '../store/types';
+import type { Caller } from '../types';
+import { createAccounts } from './accounts';
+import { authorize, type AuthContext } from './authorize';
+import { createChannels } from './channels';
+import type { RelayDeps } from './deps';
+import { pull, type PullRequest } from './pull';
+import { createTokens } from './tokens';
+import { createWebhooks } from './webhooks';
+
+export type { AuthContext } from './authorize';
+export { checkChannelScope, checkOwner } from './authorize';
+export type { RelayDeps } from './deps';
+export type { PullRequest } from './pull';
+export { newMessage, type MessageOptions } from './message';
+export { channelView, effectiveConfig, type ChannelView } from './channelView';
+export { channelNotFound, settingsChange, type ChannelListEntry } from './channels';
+export { publicToken, type IssuedToken, type PublicToken } from './tokens';
+export { accountNotFound } from './accounts';
+export { unknownWebhook, type FoundWebhook } from './webhooks';
+export type {
+  AccountRecord,
+  AckResult,
+  ChannelStats,
+  ChannelConfig,
+  ConfigureChannel,
+  LeaseOptions,
+  NewMessage,
+  PullOptions,
+  PullResult,
+  Retry,
+  SendOptions,
+  TokenRecord,
+  WebhookEntry,
+  WebhookRecord,
+  WebhookVerify,
+} from '../store/types';
+export type { AccountEvent, AccountListener } from '../store/events';
+
+export function createRelay(deps: RelayDeps) {
+  const { store } = deps;
+  return {
+    config: deps.config,
+    log: deps.log,
+    metrics: deps.metrics,
+    limits: deps.limits,
+
+    /** Checks the caller (and its scope of channel) and counts its request: one call. */
+    authorize: (caller: Caller, channel: string | null = null): Promise<AuthContext> =>
+      authorize(deps, caller, channel),
+
+    /** Stores messages in order, one script call that also checks and counts the caller. */
+    send: (
+      caller: Caller,
+      channel: string,
+      messages: NewMessage[],
+      options?: SendOptions,
+    ): Promise<string[]> => store.queue.send(caller, channel, messages, options),
+
+    /** Leases available messages, waiting for some up to r.waitMs. */
+    pull: (r: PullRequest): Promise<PullResult> => pull(deps, r),
+
+    /** Acknowledges leases and retries others (after their delay): one script call. */
+    ack: (
+      caller: Caller,
+      channel: string,
+      leaseIds: string[],
+      retries: Retry[] = [],
+      options?: LeaseOptions,
+    ): Promise<AckResult> => store.queue.ack(caller, channel, leaseIds, retries, options),
+
+    /** Extends leases (null: the channel's visibility timeout); returns how many. */
+    extend: (
+      caller: Caller,
+      channel: string,
+      leaseIds: string[],
+      visibilityMs: number | null,
+      options?: LeaseOptions,
+    ): Promise<number> => store.queue.extend(caller, channel, leaseIds, visibilityMs, options),
+
+    /** Gives back leases whose answer never reached the client: not counted as deliveries. */
+    release: (account: string, channel: string, leaseIds: string[]) =>
+      store.queue.release(account, channel, leaseIds),
+
+    channels: createChannels(deps),
+    tokens: createTokens(deps),
+    accounts: createAccounts(deps),
+    webhooks: createWebhooks(deps),
+
+    /** Listens to an account's events (new messages, revocations) on this pod. */
+    subscribe: (account: string, listener: AccountListener) =>
+      deps.events.subscribe(account, listener),
+
+    /** Redis answers and the scripts are loaded. */
+    ping: () => store.ping(),
+  };
+}
+
+export type Relay = ReturnType<typeof createRelay>;

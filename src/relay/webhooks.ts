@@ -1,0 +1,99 @@
+/**
+ * Webhook URLs of a channel: create (the URL's key is shown once), list, delete, and the
+ * lookup a delivery starts with. A webhook never changes once created (a new one replaces
+ * it), so a pod keeps what it looked up: the send that stores a delivery checks that the
+ * webhook still exists in the same call, and a deleted webhook is forgotten at once.
+ */
+import { webhookCaller } from '../auth/credential';
+import { hashSecret, safeEqual } from '../auth/tokens';
+import { RelayError } from '../errors';
+import type { NewMessage, WebhookEntry, WebhookRecord } from '../store/types';
+import type { PlanLimits } from '../types';
+import { checkChannelScope, type AuthContext } from './authorize';
+import type { RelayDeps } from './deps';
+
+/** A webhook a delivery may go to, with its account's plan limits. */
+export interface FoundWebhook {
+  account: string;
+  webhook: WebhookRecord;
+  plan: string;
+  limits: PlanLimits;
+}
+
+const CACHE_MAX = 10_000;
+/** How long a looked-up webhook is trusted for its plan (the send checks that it exists). */
+const CACHE_MS = 10_000;
+
+export const unknownWebhook = () =>
+  new RelayError('webhook_not_found', 'unknown webhook URL (it may have been deleted)');
+
+export function createWebhooks(deps: RelayDeps) {
+  const { store } = deps;
+  const found = new Map<string, { value: FoundWebhook; at: number }>();
+
+  return {
+    /** Stores the webhook (creating its channel if needed); returns its creation time. */
+    async create(auth: AuthContext, record: WebhookRecord): Promise<number> {
+      checkChannelScope(auth, record.channel);
+      return store.webhooks.create(auth.accountId, auth.limits, record);
+    },
+
+    async list(auth: AuthContext, channel: string): Promise<WebhookEntry[]> {
+      checkChannelScope(auth, channel);
+      return store.webhooks.list(auth.accountId, channel);
+    },
+
+    async remove(auth: AuthContext, channel: string, id: string): Promise<void> {
+      checkChannelScope(auth, channel);
+      await store.webhooks.remove(auth.accountId, channel, id);
+      found.delete(`${auth.accountId}\u0000${id}`);
+    },
+
+    /**
+     * The webhook a URL key names, its secret part checked in constant time; a key that
+     * names none (or a deleted one) is webhook_not_found. Kept on this pod for a while.
+     */
+    async find(account: string, webhookId: string, secret: string): Promise<FoundWebhook> {
+      const cacheKey = `${account}\u0000${webhookId}`;
+      const cached = found.get(cacheKey);
+      let value: FoundWebhook;
+      if (cached && deps.clock() - cached.at < CACHE_MS) {
+        value = cached.value;
+      } else {
+        const { webhook, plan } = await store.webhooks.lookup(account, webhookId);
+        if (!webhook || plan === null) {
+          found.delete(cacheKey);
+          throw unknownWebhook();
+        }
+        value = { account, webhook, plan, limits: deps.plans.limits(plan) };
+        if (found.size >= CACHE_MAX) found.clear();
+        found.set(cacheKey, { value, at: deps.clock() });
+      }
+      if (!safeEqual(hashSecret(secret), value.webhook.key_hash)) throw unknownWebhook();
+      return value;
+    },
+
+    /**
+     * Stores a delivery in the webhook's channel: one call that checks the webhook still
+     * exists, counts the request against the account's rate and counts the delivery.
+     */
+    async deliver(to: FoundWebhook, message: NewMessage): Promise<string> {
+      const { account, webhook } = to;
+      try {
+        const [id] = await store.queue.send(
+          webhookCaller(account, webhook.id),
+          webhook.channel,
+          [message],
+          { webhookId: webhook.id },
+        );
+        return id;
+      } catch (err) {
+        if (!(err instanceof RelayError) || err.code !== 'webhook_not_found') throw err;
+        found.delete(`${account}\u0000${webhook.id}`);
+        throw unknownWebhook();
+      }
+    },
+  };
+}
+
+export type Webhooks = ReturnType<typeof createWebhooks>;
