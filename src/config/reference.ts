@@ -51,10 +51,15 @@ export function configurationReference(): string {
   return lines.join('\n');
 }
 
-export const REFERENCE_PATH = path.resolve(__dirname, '..', '..', 'docs', 'configuration.md');
+/** docs/configuration.md, from src/config/ (tests) or dist/src/config/ (npm run docs:config). */
+export const REFERENCE_PATH = path.resolve(
+  __dirname,
+  ...(__dirname.includes(`${path.sep}dist${path.sep}`) ? ['..', '..', '..'] : ['..', '..']),
+  'docs',
+  'configuration.md',
+);
 
 if (require.main === module) {
-  // run from dist/src/: the docs folder is two levels up
   fs.writeFileSync(REFERENCE_PATH, configurationReference());
   console.log(`wrote ${REFERENCE_PATH}`);
 }

@@ -13,7 +13,7 @@ import {
   type PreparedSend,
 } from './messages';
 import { requiredInteger, requiredObjectList, requiredString, type Input } from './params';
-import { onQueue, queueChannel } from './resolve';
+import { onQueue, parametersOn, queueChannel, requireQueue } from './resolve';
 
 const MAX_ENTRIES = 10;
 /** SQS's limit on a whole SendMessageBatch, counted with the relay's message size */
@@ -63,7 +63,7 @@ function batchEntries(input: Input): { id: string; entry: Input }[] {
 
 export async function sendMessageBatch(call: SqsCall) {
   const channel = queueChannel(call);
-  const entries = batchEntries(call.input);
+  const entries = await parametersOn(call, channel, () => batchEntries(call.input));
   const Failed: Failed[] = [];
   const ready: { id: string; prepared: PreparedSend }[] = [];
   for (const { id, entry } of entries) {
@@ -81,6 +81,7 @@ export async function sendMessageBatch(call: SqsCall) {
     );
   }
   // the valid entries are stored together, all or nothing (a plan limit fails the request)
+  if (ready.length === 0) await requireQueue(call, channel);
   const ids =
     ready.length === 0
       ? []
@@ -103,7 +104,7 @@ export async function sendMessageBatch(call: SqsCall) {
 
 export async function deleteMessageBatch(call: SqsCall) {
   const channel = queueChannel(call);
-  const entries = batchEntries(call.input);
+  const entries = await parametersOn(call, channel, () => batchEntries(call.input));
   const Failed: Failed[] = [];
   const valid: { id: string; handle: string }[] = [];
   for (const { id, entry } of entries) {
@@ -115,6 +116,7 @@ export async function deleteMessageBatch(call: SqsCall) {
       Failed.push(failed(id, err));
     }
   }
+  if (valid.length === 0) await requireQueue(call, channel);
   if (valid.length > 0) {
     // as in SQS, a stale receipt handle's delete succeeds and changes nothing
     await onQueue(channel, () =>
@@ -132,7 +134,7 @@ export async function deleteMessageBatch(call: SqsCall) {
 
 export async function changeMessageVisibilityBatch(call: SqsCall) {
   const channel = queueChannel(call);
-  const entries = batchEntries(call.input);
+  const entries = await parametersOn(call, channel, () => batchEntries(call.input));
   const Failed: Failed[] = [];
   const Successful: { Id: string }[] = [];
   for (const { id, entry } of entries) {
@@ -142,9 +144,11 @@ export async function changeMessageVisibilityBatch(call: SqsCall) {
       await changeVisibility(call, channel, handle, seconds);
       Successful.push({ Id: id });
     } catch (err) {
-      if (!(err instanceof SqsError)) throw err;
+      // a missing queue fails the whole request, as SQS answers it
+      if (!(err instanceof SqsError) || err.code === 'QueueDoesNotExist') throw err;
       Failed.push(failed(id, err));
     }
   }
+  if (Successful.length === 0) await requireQueue(call, channel);
   return { Successful, Failed };
 }

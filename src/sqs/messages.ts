@@ -19,7 +19,7 @@ import {
   type Input,
 } from './params';
 import { queueArn } from './queueUrl';
-import { onQueue, queueChannel } from './resolve';
+import { onQueue, parametersOn, queueChannel } from './resolve';
 
 export const MAX_DELAY_SECONDS = 900;
 export const MAX_VISIBILITY_SECONDS = 43_200;
@@ -164,7 +164,7 @@ function toSqsMessage(
 
 export async function sendMessage(call: SqsCall) {
   const channel = queueChannel(call);
-  const prepared = prepareSend(call.input, '');
+  const prepared = await parametersOn(call, channel, () => prepareSend(call.input, ''));
   const [id] = await onQueue(channel, () =>
     call.relay.send(call.caller(), channel, [prepared.message], { mustExist: true }),
   );
@@ -178,15 +178,21 @@ export async function sendMessage(call: SqsCall) {
 export async function receiveMessage(call: SqsCall) {
   const channel = queueChannel(call);
   const { input } = call;
-  const batchSize = optionalInteger(input, 'MaxNumberOfMessages', 1, MAX_RECEIVE) ?? 1;
-  const visibility = optionalInteger(input, 'VisibilityTimeout', 0, MAX_VISIBILITY_SECONDS);
-  // none given: the queue's ReceiveMessageWaitTimeSeconds (read by the first pull)
-  const waitSeconds = optionalInteger(input, 'WaitTimeSeconds', 0, MAX_WAIT_SECONDS);
-  const systemNames = new Set([
-    ...(optionalStringList(input, 'AttributeNames') ?? []),
-    ...(optionalStringList(input, 'MessageSystemAttributeNames') ?? []),
-  ]);
-  const attributeNames = optionalStringList(input, 'MessageAttributeNames');
+  const { batchSize, visibility, waitSeconds, systemNames, attributeNames } = await parametersOn(
+    call,
+    channel,
+    () => ({
+      batchSize: optionalInteger(input, 'MaxNumberOfMessages', 1, MAX_RECEIVE) ?? 1,
+      visibility: optionalInteger(input, 'VisibilityTimeout', 0, MAX_VISIBILITY_SECONDS),
+      // none given: the queue's ReceiveMessageWaitTimeSeconds (read by the first pull)
+      waitSeconds: optionalInteger(input, 'WaitTimeSeconds', 0, MAX_WAIT_SECONDS),
+      systemNames: new Set([
+        ...(optionalStringList(input, 'AttributeNames') ?? []),
+        ...(optionalStringList(input, 'MessageSystemAttributeNames') ?? []),
+      ]),
+      attributeNames: optionalStringList(input, 'MessageAttributeNames'),
+    }),
+  );
   const result = await onQueue(channel, () =>
     call.relay.pull({
       caller: call.caller(),
@@ -213,8 +219,11 @@ export async function receiveMessage(call: SqsCall) {
 
 export async function deleteMessage(call: SqsCall) {
   const channel = queueChannel(call);
-  const handle = requiredString(call.input, 'ReceiptHandle');
-  checkReceiptHandle(handle);
+  const handle = await parametersOn(call, channel, () => {
+    const given = requiredString(call.input, 'ReceiptHandle');
+    checkReceiptHandle(given);
+    return given;
+  });
   // as in SQS, deleting with a stale receipt handle succeeds and changes nothing
   await onQueue(channel, () =>
     call.relay.ack(call.caller(), channel, [handle], [], { mustExist: true }),
@@ -224,8 +233,14 @@ export async function deleteMessage(call: SqsCall) {
 
 export async function changeMessageVisibility(call: SqsCall) {
   const channel = queueChannel(call);
-  const handle = requiredString(call.input, 'ReceiptHandle');
-  const seconds = requiredInteger(call.input, 'VisibilityTimeout', 0, MAX_VISIBILITY_SECONDS);
+  const { handle, seconds } = await parametersOn(call, channel, () => {
+    const given = requiredString(call.input, 'ReceiptHandle');
+    checkReceiptHandle(given);
+    return {
+      handle: given,
+      seconds: requiredInteger(call.input, 'VisibilityTimeout', 0, MAX_VISIBILITY_SECONDS),
+    };
+  });
   await changeVisibility(call, channel, handle, seconds);
   return {};
 }

@@ -57,6 +57,26 @@ export async function resolveQueue(call: SqsCall): Promise<Queue> {
   return { channel, stats };
 }
 
+/**
+ * Reads a message action's parameters. SQS names a missing queue before a bad parameter, so
+ * when one is refused the queue is looked up first (a refusal may cost a second call).
+ */
+export async function parametersOn<T>(call: SqsCall, channel: string, read: () => T): Promise<T> {
+  try {
+    return read();
+  } catch (err) {
+    await requireQueue(call, channel);
+    throw err;
+  }
+}
+
+/** QueueDoesNotExist (or AccessDenied) unless the queue exists: for a request no script checks. */
+export async function requireQueue(call: SqsCall, channel: string): Promise<void> {
+  const auth = await call.auth();
+  checkQueueScope(auth, channel);
+  if (!(await call.relay.channels.stats(auth, channel))) throw queueDoesNotExist(channel);
+}
+
 /** Runs a script call on the queue, its missing channel told as SQS tells a missing queue. */
 export async function onQueue<T>(channel: string, run: () => Promise<T>): Promise<T> {
   try {

@@ -7,7 +7,7 @@
  */
 import crypto from 'node:crypto';
 import { LIMITS } from '../schemas/requests';
-import type { WebhookRecord } from '../store/types';
+import type { WebhookRecord } from '../relay';
 import { deliveryId as standardWebhooksId } from './verify/standardWebhooks';
 
 function stripeEventId(body: Buffer): string {

@@ -6,7 +6,7 @@
  * body needs to travel as JSON.
  */
 import crypto from 'node:crypto';
-import type { NewMessage } from '../store/types';
+import type { NewMessage } from '../relay';
 
 // ignoreBOM: a leading byte-order mark is part of the exact bytes and is kept
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

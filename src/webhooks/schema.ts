@@ -1,7 +1,7 @@
 /** The body of `POST /v1/relay/channels/{id}/webhooks`, compiled once, and its cross-field rules. */
 import { invalidField } from '../errors';
 import { compile } from '../schemas/validate';
-import type { WebhookVerify } from '../store/types';
+import type { WebhookVerify } from '../relay';
 import { standardWebhooksKey } from './verify/standardWebhooks';
 
 export const SCHEMES = ['github', 'stripe', 'standard-webhooks', 'hmac-sha256'] as const;

@@ -54,6 +54,7 @@ export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;
 /** Scripts whose callers pass a variable number of keys (SCRIPT_KEY_COUNTS is the fixed part). */
 export const VARIABLE_KEYS: ReadonlySet<ScriptName> = new Set<ScriptName>([
   'account_gauges',
+  'send',
   'pull',
   'ack',
 ]);

@@ -1,5 +1,5 @@
 /** Checks a delivery against its webhook's verification settings. */
-import type { WebhookVerify } from '../../store/types';
+import type { WebhookVerify } from '../../relay';
 import { verifyHmacSha256 } from './generic';
 import { verifyGithub } from './github';
 import { verifyStandardWebhooks } from './standardWebhooks';
