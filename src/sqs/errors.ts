@@ -65,6 +65,10 @@ const SHAPES = {
   },
   QueueNameExists: { status: 400, queryCode: 'QueueAlreadyExists', fault: 'Sender' },
   ReceiptHandleIsInvalid: { status: 404, queryCode: 'ReceiptHandleIsInvalid', fault: 'Sender' },
+  // relayq's: a body over MAX_SQS_REQUEST_BYTES, or not received in time (RELAY_BODY_TIMEOUT_MS);
+  // the SDKs retry a RequestTimeout
+  RequestEntityTooLarge: { status: 413, queryCode: 'RequestEntityTooLarge', fault: 'Sender' },
+  RequestTimeout: { status: 408, queryCode: 'RequestTimeout', fault: 'Sender' },
   RequestThrottled: { status: 403, queryCode: 'RequestThrottled', fault: 'Sender' },
   ServiceUnavailable: { status: 503, queryCode: 'ServiceUnavailable', fault: 'Receiver' },
   SignatureDoesNotMatch: { status: 403, queryCode: 'SignatureDoesNotMatch', fault: 'Sender' },
