@@ -69,7 +69,7 @@ local retried = 0
 local lowered = false
 if r > 0 then
   local now = now_ms()
-  local available_now = false
+  local available_now = 0
   local earliest = false
   local seen = {}
   for i = 1, r do
@@ -91,12 +91,12 @@ if r > 0 then
         if delay > 0 then
           earliest = min_due(earliest, now + delay)
         else
-          available_now = true
+          available_now = available_now + 1
         end
       end
     end
   end
   if earliest then lowered = schedule(k.timers, channel, earliest) end
-  if available_now then publish_now(k, channel, now) end
+  if available_now > 0 then publish_now(k, channel, now, available_now) end
 end
 return { acked, retried, lowered }

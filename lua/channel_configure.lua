@@ -2,7 +2,7 @@
 channel_configure: set a channel's configuration and settings, creating the
 channel (and its dead-letter channel) if needed, within the plan's channel limit.
 Resuming a paused channel that has messages available announces them (one
-new_message), so long polls and WebSocket subscribers wake.
+new_message with their count), so long polls and WebSocket subscribers wake.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys of the channel
 ARGV[1] channel id
@@ -67,8 +67,8 @@ redis.call('HSET', k.channels, channel, updated)
 if dlq_new then
   redis.call('HSET', k.channels, ARGV[6], format_config(DEFAULT_MAX_ATTEMPTS, DEFAULT_DEDUP_WINDOW_S, '', now))
 end
-if was_paused and not settings.paused and
-    redis.call('ZCOUNT', ch.q, '-inf', now) + redis.call('ZCOUNT', ch.f, '-inf', now) > 0 then
-  publish_now(k, channel, now)
+if was_paused and not settings.paused then
+  local available = available_count(ch, now)
+  if available > 0 then publish_now(k, channel, now, available) end
 end
 return updated

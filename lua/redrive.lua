@@ -47,6 +47,6 @@ for _, seq in ipairs(waiting) do
 end
 if moved > 0 then
   redis.call('ZADD', k.timers, 'LT', cleanup_due(earliest_expiry), target)
-  publish_now(k, target, now)
+  publish_now(k, target, now, moved)
 end
 return moved

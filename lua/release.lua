@@ -1,7 +1,8 @@
 --[[
 release: give back leases whose pull was never answered (the client left before
 the answer was written): each message becomes available again at once, in its
-place by send time, and the delivery is not counted (attempts - 1). Unknown,
+place by send time, and the delivery is not counted (attempts - 1); one
+new_message with their count tells the channel's other consumers. Unknown,
 stale, malformed and repeated lease ids are ignored.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys of the channel
@@ -33,7 +34,5 @@ for i = 2, #ARGV do
     end
   end
 end
-if released > 0 then
-  redis.call('SPUBLISH', k.events, 'n ' .. channel .. ' ' .. released)
-end
+if released > 0 then publish_now(k, channel, now_ms(), released) end
 return released

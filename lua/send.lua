@@ -115,7 +115,7 @@ end
 local st = seq_state(ch)
 local expire = now + retention
 local stamps = base36(now, TIME_DIGITS) .. base36(expire, TIME_DIGITS)
-local available_now = false
+local available_now = 0
 local earliest_delay = false
 local earliest_cleanup = cleanup_due(expire)
 for _, i in ipairs(fresh) do
@@ -131,7 +131,7 @@ for _, i in ipairs(fresh) do
   if delay > 0 then
     earliest_delay = min_due(earliest_delay, now + delay)
   else
-    available_now = true
+    available_now = available_now + 1
   end
   local dedup_id = ARGV[base + 5]
   if dedup_id ~= '' then
@@ -148,9 +148,9 @@ count_delivery()
 
 local lowered = schedule(k.timers, channel, min_due(earliest_delay, earliest_cleanup))
 local pending_ms = false
-if available_now then
+if available_now > 0 then
   local backup_lowered
-  pending_ms, backup_lowered = announce(k, channel, now, fanout_window, ch.q)
+  pending_ms, backup_lowered = announce(k, channel, now, fanout_window, ch.q, available_now)
   lowered = min_due(lowered, backup_lowered)
 end
 return { ids, lowered, pending_ms }

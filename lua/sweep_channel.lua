@@ -121,7 +121,9 @@ else
 end
 local pending_ms = false
 if became_available or requeued > 0 then
-  pending_ms = announce(k, channel, now, fanout_window)
+  -- the count is every message available now: a pending announcement stood for messages
+  -- sent earlier, and sleepers beside available messages are to be woken anyway
+  pending_ms = announce(k, channel, now, fanout_window, nil, available_count(ch, now))
   if pending_ms then next_due = min_due(next_due, now + pending_ms + FANOUT_BACKUP_MS) end
 end
 if next_due then

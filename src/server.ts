@@ -75,7 +75,7 @@ export async function runServer(
   const relay = buildApp({ config: embedded ? withEmbeddedSqsKey(config) : config, redis, logger });
   await relay.start();
 
-  const server = createApiServer(relay.app);
+  const server = createApiServer(relay.app, { bodyTimeoutMs: config.bodyTimeoutMs });
   const ws: WebSocketHub = attachWebSockets(server, relay);
   const port = await listen(server, config.port, config.host);
 

@@ -205,19 +205,27 @@ local function drained_since(q, last)
   return first[2] == nil or tonumber(first[2]) > last
 end
 
+-- How many of the channel's messages a pull could lease now: queued ones whose time has
+-- come, and leases that ended (ch: its channel keys).
+local function available_count(ch, now)
+  return redis.call('ZCOUNT', ch.q, '-inf', now) + redis.call('ZCOUNT', ch.f, '-inf', now)
+end
+
 -- Publishes new_message for the channel now (used where coalescing is not worth it).
--- Tells subscribers (WebSocket clients, long polls on every pod) that messages became
--- available; silent for a paused channel (and nothing stays pending for it).
-local function publish_now(k, channel, now)
+-- Tells subscribers (WebSocket clients, long polls on every pod) that count messages
+-- became available: 'n <channel> <count>'; each pod wakes as many of the channel's long
+-- polls as that (src/store/waiters.ts). Silent for a paused channel (and nothing stays
+-- pending for it).
+local function publish_now(k, channel, now, count)
   if not is_paused(k, channel) then
-    redis.call('SPUBLISH', k.events, 'n ' .. channel)
+    redis.call('SPUBLISH', k.events, 'n ' .. channel .. ' ' .. count)
   end
   if redis.call('EXISTS', k.account) == 1 then
     redis.call('HSET', k.account, 'n:' .. channel, now .. '|0')
   end
 end
 
--- Messages became available on the channel. Published at once when the channel
+-- count messages became available on the channel. Published at once when the channel
 -- published nothing in the last window_ms (the first event of a burst), or when
 -- its consumers had drained it (q given: its queue key; no message available is
 -- as old as the last announcement, so they wait for exactly this event).
@@ -225,11 +233,11 @@ end
 -- channel is marked pending: one trailing event at the window's end, run by the
 -- calling pod, its timer lowered as the backup. Returns { ms until the pending
 -- announcement is due or false, the lowered account due time or false }.
-local function announce(k, channel, now, window_ms, q)
+local function announce(k, channel, now, window_ms, q, count)
   if is_paused(k, channel) then return false, false end
   local last = fanout_state(k, channel)
   if now >= last + window_ms or (q and drained_since(q, last)) then
-    publish_now(k, channel, now)
+    publish_now(k, channel, now, count)
     return false, false
   end
   if redis.call('EXISTS', k.account) == 0 then return false, false end
@@ -472,7 +480,7 @@ local function dead_letter(k, ch, dl, channel, dlq, seq, rec, attempts, now, max
     local moved, exp, size = moved_record(rec, channel, attempts)
     move_message(k, ch, dl, channel, dlq, seq, moved, exp, size, now)
     redis.call('ZADD', k.timers, 'LT', cleanup_due(exp), dlq)
-    publish_now(k, dlq, now)
+    publish_now(k, dlq, now, 1)
     return 'dead_lettered'
   end
   local _, _, rest = record_head(rec)

@@ -170,6 +170,14 @@ export const SETTINGS = {
     description:
       "safety check of each open WebSocket's token on each pod (revocations and expiry are pushed at once; this catches a lost push)",
   }),
+  bodyTimeoutMs: integer('RELAY_BODY_TIMEOUT_MS', {
+    default: 30_000,
+    min: 100,
+    max: 3_600_000,
+    unit: 'ms',
+    description:
+      "a request body must have arrived whole within this time of the end of its headers, however it trickles, or the request is answered 408 (in its entrance's shape) and its connection closed; on every route",
+  }),
   shutdownGraceMs: integer('RELAY_SHUTDOWN_GRACE_MS', {
     default: 20_000,
     min: 0,

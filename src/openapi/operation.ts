@@ -45,6 +45,7 @@ export const STATUS_MEANINGS: Record<number, string> = {
   403: 'the token may not do this (channel scope, role, or a plan limit: storage, channels, tokens)',
   404: 'no such channel, account, token or endpoint',
   405: 'the path exists but not with this method (see the Allow header)',
+  408: 'the request body did not arrive whole within RELAY_BODY_TIMEOUT_MS of the headers: nothing was done; the connection is closed',
   409: 'the resource already exists',
   413: 'the request or a message is over its size limit',
   415: 'the request body is in a Content-Encoding the relay does not support (identity, gzip, deflate, br)',
@@ -66,9 +67,12 @@ export const COMMON_ERRORS: Record<Access, number[]> = {
   none: [500, 503],
 };
 
-/** An operation with a request body may also be refused for its size. */
+/**
+ * An operation with a request body may also be refused for its size; any request whose
+ * body (even one a GET should not have) does not arrive in time is a 408.
+ */
 export function errorStatuses(op: Operation): number[] {
-  const all = new Set([...COMMON_ERRORS[op.access], ...op.errors]);
+  const all = new Set([...COMMON_ERRORS[op.access], ...op.errors, 408]);
   if (op.request && !op.requestMediaType) {
     all.add(400);
     all.add(413);

@@ -66,6 +66,9 @@ const SHAPES = {
   },
   QueueNameExists: { status: 400, queryCode: 'QueueAlreadyExists', fault: 'Sender' },
   ReceiptHandleIsInvalid: { status: 404, queryCode: 'ReceiptHandleIsInvalid', fault: 'Sender' },
+  // relayq's: a body over MAX_SQS_REQUEST_BYTES, or not received in time (RELAY_BODY_TIMEOUT_MS);
+  // the SDKs retry a RequestTimeout
+  RequestEntityTooLarge: { status: 413, queryCode: 'RequestEntityTooLarge', fault: 'Sender' },
   RequestTimeout: { status: 408, queryCode: 'RequestTimeout', fault: 'Sender' },
   RequestThrottled: { status: 403, queryCode: 'RequestThrottled', fault: 'Sender' },
   ServiceUnavailable: { status: 503, queryCode: 'ServiceUnavailable', fault: 'Receiver' },
@@ -126,7 +129,7 @@ export const SQS_CODES: Readonly<Record<ErrorCode, SqsErrorCode>> = {
   invalid_request: 'InvalidParameterValue',
   invalid_field: 'InvalidParameterValue',
   unsupported_media_type: 'InvalidParameterValue',
-  body_too_large: 'InvalidParameterValue',
+  body_too_large: 'RequestEntityTooLarge',
   message_too_large: 'InvalidParameterValue',
   unauthenticated: 'MissingAuthenticationToken',
   invalid_credential: 'InvalidClientTokenId',

@@ -9,16 +9,21 @@
 import crypto from 'node:crypto';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
+import { RelayError } from '../errors';
 import type { Relay } from '../relay';
 import { publicBaseUrl } from '../web/publicUrl';
 import { actionFor } from './actions';
 import { authenticateSqs } from './auth';
+import { announcedOver } from '../web/readBody';
+import { refuseInShape } from '../web/refusals';
 import { sqsCall } from './context';
 import { SqsError, invalidParameter, toSqsError } from './errors';
+import { sqsRefusal } from './refusal';
 import type { Input } from './params';
 
 /** A batch of ten 128 KB messages, JSON-escaped, fits. */
 export const MAX_SQS_REQUEST_BYTES = 4 * 1024 * 1024;
+const TOO_LARGE = `The request body is over the ${MAX_SQS_REQUEST_BYTES}-byte limit.`;
 /** sent as SQS sends it (a Buffer body keeps Express from adding a charset) */
 const CONTENT_TYPE = 'application/x-amz-json-1.0';
 
@@ -57,9 +62,17 @@ function sendError(res: Response, err: unknown, logger: Logger, requestId: strin
 export function sqsRouter(relay: Relay): Router {
   const router = Router();
   const raw = express.raw({ type: () => true, limit: MAX_SQS_REQUEST_BYTES });
+  // before the body is read: the server's refusals (a body not in time) in SQS's shape, and
+  // a body announced over the limit answered at once, unread
+  const beforeBody = (req: Request, res: Response, next: NextFunction) => {
+    refuseInShape(res, sqsRefusal);
+    if (announcedOver(req, MAX_SQS_REQUEST_BYTES))
+      sqsRefusal(res, new RelayError('body_too_large', TOO_LARGE, { closeConnection: true }));
+    else next();
+  };
 
   // queue URLs (/sqs/<account>/<queue>) take the same requests: some clients post there
-  router.all(['/sqs', '/sqs/*path'], raw, async (req: Request, res: Response) => {
+  router.all(['/sqs', '/sqs/*path'], beforeBody, raw, async (req: Request, res: Response) => {
     res.locals.route = '/sqs';
     const requestId = crypto.randomUUID();
     try {
@@ -98,7 +111,7 @@ export function sqsRouter(relay: Relay): Router {
     const status = (err as { status?: number }).status;
     const error =
       status === 413
-        ? invalidParameter(`The request body is over the ${MAX_SQS_REQUEST_BYTES}-byte limit.`)
+        ? new SqsError('RequestEntityTooLarge', TOO_LARGE)
         : status !== undefined && status < 500
           ? invalidParameter('The request body could not be read.')
           : err;

@@ -2,8 +2,9 @@
  * Account events over Redis sharded pub/sub (SSUBSCRIBE), fanned out to this
  * pod's local listeners. One Redis subscription per account with local
  * listeners, dropped when the last one leaves. Scripts publish:
- *   'n <channel>'  messages became available on a channel ('n <channel> <count>':
- *                  that many; long-poll waiters wake only as many)
+ *   'n <channel> <count>'  count messages became available on a channel (or, for
+ *                  a coalesced announcement, are still available: maybe 0); long-poll
+ *                  waiters wake as many. 'n <channel>' (older scripts): some did.
  *   'r <token id>' a token was revoked
  *   'a'            the account was deleted
  * Events published while this pod's subscriber connection is down are lost, so
@@ -23,7 +24,7 @@ const RESUBSCRIBE_BATCH = 200;
 export const RESUBSCRIBE_SPREAD_MS = 1000;
 
 export type AccountEvent =
-  /** count: how many messages became available, when the publisher knew */
+  /** count: how many messages became available (absent from older publishers) */
   | { kind: 'new_message'; channel: string; count?: number }
   | { kind: 'token_revoked'; tokenId: string }
   | { kind: 'account_deleted' }
@@ -40,7 +41,7 @@ export function parseEvent(payload: string): AccountEvent | null {
   if (payload.startsWith('n ')) {
     const [channel, count] = payload.slice(2).split(' ');
     const n = Number(count);
-    return count !== undefined && Number.isInteger(n) && n > 0
+    return count !== undefined && count !== '' && Number.isInteger(n) && n >= 0
       ? { kind: 'new_message', channel, count: n }
       : { kind: 'new_message', channel };
   }

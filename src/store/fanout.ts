@@ -9,7 +9,7 @@
  */
 import type { Logger } from 'pino';
 import type { StoreContext } from './context';
-import { accountKeyList } from './keys';
+import { accountKeyList, channelKeyList } from './keys';
 
 export class FanoutFlusher {
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -30,10 +30,11 @@ export class FanoutFlusher {
       () => {
         this.timers.delete(key);
         this.ctx
-          .call<number | null>('announce_channel', accountKeyList(account), [
-            channel,
-            this.windowMs,
-          ])
+          .call<number | null>(
+            'announce_channel',
+            [...accountKeyList(account), ...channelKeyList(account, channel)],
+            [channel, this.windowMs],
+          )
           .then((again) => this.schedule(account, channel, again))
           // the sweeper publishes what this pod could not
           .catch((err) =>

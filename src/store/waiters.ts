@@ -3,11 +3,17 @@
  * channel (from any pod, a delay or a lease ending) instead of polling Redis.
  *
  * An event wakes only as many of the channel's waiters on this pod as
- * messages became available (the event's count, 1 when the publisher did not
- * say), oldest waiter first; the others keep waiting without touching Redis.
+ * messages became available (the event's count, 1 when an older publisher did
+ * not say), oldest waiter first; the others keep waiting without touching Redis.
  * A woken waiter that filled its batch may have left more behind (events can
  * be coalesced), so it wakes the next one: waking stays correct whatever the
  * count, and a send costs the same however many waiters the channel has.
+ * A signal is owed to the channel, not to the waiter it landed on: one that
+ * reaches a waiter while its pull is out may be for a message that pull
+ * missed, so a waiter that leaves with it (its pull returned messages, or its
+ * wait ended) passes it on, as it does its hand-off, once it has left the
+ * list (never to itself). Signals may merge: one pull that starts after them
+ * takes everything they announced, or fills its batch and hands off.
  * A token revocation or account deletion wakes the waits it concerns, which
  * then check their caller again. One event subscription per account, shared
  * by its waiters; a waiter holds no Redis connection of its own.
@@ -34,7 +40,10 @@ export interface WaitCaller {
 interface Waiter {
   caller: WaitCaller;
   sleeping: boolean;
-  /** woken, or told while busy to attempt again instead of sleeping */
+  /**
+   * woken, or told while busy to attempt again instead of sleeping; cleared when an
+   * attempt starts (that attempt's pull covers it)
+   */
   signalled: boolean;
   recheck: boolean;
   wake: () => void;
@@ -77,6 +86,11 @@ export class ChannelWaiters {
   private rouse(w: Waiter, recheck: boolean): void {
     if (recheck) w.recheck = true;
     w.signalled = true;
+    this.interrupt(w);
+  }
+
+  /** Ends a waiter's sleep (it then sees why: a signal, an abort, the shutdown). */
+  private interrupt(w: Waiter): void {
     if (w.sleeping) {
       w.sleeping = false;
       w.wake();
@@ -112,7 +126,7 @@ export class ChannelWaiters {
     if (!waits) return;
     switch (event.kind) {
       case 'new_message':
-        this.wakeSome(account, event.channel, Math.max(1, event.count ?? 1));
+        this.wakeSome(account, event.channel, event.count ?? 1);
         return;
       case 'resubscribed':
         // events may have been missed: every wait of the account looks again
@@ -195,14 +209,16 @@ export class ChannelWaiters {
     };
     const leave = await this.join(account, channel, waiter);
     const deadline = Date.now() + waitMs;
-    const onAbort = () => this.rouse(waiter, false);
+    // an abort ends the wait; it is no message signal, so nothing is passed on for it
+    const onAbort = () => this.interrupt(waiter);
     signal.addEventListener('abort', onAbort);
     let reason: WakeReason = 'first';
+    let handOff = false;
     try {
       for (;;) {
         waiter.signalled = false;
         const result = await attempt(reason);
-        if (result.done && result.more) this.wakeSome(account, channel, 1);
+        handOff = result.done && result.more === true;
         const remaining = deadline - Date.now();
         if (result.done || remaining <= 0 || signal.aborted || this.released) return result.value;
         if (!waiter.signalled && !waiter.recheck) {
@@ -223,14 +239,19 @@ export class ChannelWaiters {
         waiter.recheck = false;
         if (Date.now() >= deadline) {
           // One last look per wait (not per send): the answer carries a fresh backlog count.
+          waiter.signalled = false;
           const last = await attempt(reason);
-          if (last.done && last.more) this.wakeSome(account, channel, 1);
+          handOff = last.done && last.more === true;
           return last.value;
         }
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
       leave();
+      // after leaving, so that neither the hand-off nor a signal this waiter did not act
+      // on can land on itself
+      const owed = (handOff ? 1 : 0) + (waiter.signalled ? 1 : 0);
+      if (owed > 0) this.wakeSome(account, channel, owed);
     }
   }
 }

@@ -7,7 +7,7 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { RelayError, invalidRequest } from '../errors';
 import { LIMITS } from '../schemas/requests';
-import { readBodyBytes } from './readBody';
+import { announcedOver, readBodyBytes } from './readBody';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -21,13 +21,16 @@ type BodyRequest = Request & { _body?: boolean };
 
 /**
  * Reads the body as bytes into req.body (a Buffer; undefined when the request has none).
- * A plain body is read here, with the checks body-parser makes (the size limit, before
- * reading when Content-Length announces more; a body cut short is a 400), without its
- * per-request work; a body with a Content-Encoding goes through body-parser, which
- * inflates it. Either way a refused body is read off before the error is answered.
+ * A body whose Content-Length announces more than the limit (compressed or not) is a 413
+ * at once, unread, and its connection closes after the answer. A plain body is read here,
+ * with the checks body-parser makes (a body cut short is a 400), without its per-request
+ * work; a body with a Content-Encoding goes through body-parser, which inflates it. A
+ * body found over the limit while reading is read off before the error is answered (the
+ * body deadline bounds that).
  */
 export const rawBody: RequestHandler = (req: BodyRequest, res, next) => {
   if (req._body) return next();
+  if (announcedOver(req, LIMITS.maxRequestBytes)) return next(tooLarge(true));
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
     return inflatingReader(req, res, next);
@@ -39,7 +42,7 @@ export const rawBody: RequestHandler = (req: BodyRequest, res, next) => {
     req._body = true;
     return next();
   }
-  readBodyBytes(req, LIMITS.maxRequestBytes, tooLarge).then(
+  readBodyBytes(req, LIMITS.maxRequestBytes, () => tooLarge()).then(
     (body) => {
       req._body = true;
       req.body = body;
@@ -49,8 +52,12 @@ export const rawBody: RequestHandler = (req: BodyRequest, res, next) => {
   );
 };
 
-const tooLarge = () =>
-  new RelayError('body_too_large', `request body is over the ${LIMITS.maxRequestBytes}-byte limit`);
+const tooLarge = (closeConnection = false) =>
+  new RelayError(
+    'body_too_large',
+    `request body is over the ${LIMITS.maxRequestBytes}-byte limit`,
+    { closeConnection },
+  );
 
 /** Reads off the rest of a refused body (so the answer is not cut short), then calls done. */
 function dumpBody(req: Request, done: () => void): void {

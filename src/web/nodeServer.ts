@@ -1,16 +1,23 @@
 /**
  * The public HTTP server: Node's limits against slow or oversized clients
- * (slowloris), and an envelope answer for what Node refuses before Express
- * sees the request (headers over 16 KB: 431; too slow: 408; malformed: 400).
+ * (slowloris), the body deadline (bodyDeadline.ts), and an envelope answer for
+ * what Node refuses before Express sees the request (headers over 16 KB: 431;
+ * too slow: 408; malformed: 400).
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
+import { watchBodyDeadline } from './bodyDeadline';
 
 export interface ServerLimits {
   /** all headers must arrive within this time */
   headersTimeoutMs: number;
-  /** the whole request (headers and body) must arrive within this time */
+  /**
+   * the whole request (headers and body) must arrive within this time; raised to
+   * headersTimeoutMs + bodyTimeoutMs when that is longer (the body deadline answers first)
+   */
   requestTimeoutMs: number;
+  /** a body must have arrived whole within this time of the end of its headers */
+  bodyTimeoutMs: number;
   /** how often Node checks the two timeouts above */
   checkIntervalMs: number;
   maxHeaderBytes: number;
@@ -20,6 +27,7 @@ export interface ServerLimits {
 export const SERVER_LIMITS: Readonly<ServerLimits> = Object.freeze({
   headersTimeoutMs: 20_000,
   requestTimeoutMs: 60_000,
+  bodyTimeoutMs: 30_000,
   checkIntervalMs: 5_000,
   maxHeaderBytes: 16_384,
   keepAliveTimeoutMs: 65_000,
@@ -95,7 +103,10 @@ export function createApiServer(
   const server = http.createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
+      requestTimeout: Math.max(
+        limits.requestTimeoutMs,
+        limits.headersTimeoutMs + limits.bodyTimeoutMs,
+      ),
       connectionsCheckingInterval: limits.checkIntervalMs,
       maxHeaderSize: limits.maxHeaderBytes,
     },
@@ -104,6 +115,7 @@ export function createApiServer(
       res.once('close', () => {
         if (inFlight.get(req.socket) === res) inFlight.delete(req.socket);
       });
+      watchBodyDeadline(req, res, limits.bodyTimeoutMs);
       handler(req, res);
     },
   );

@@ -4,16 +4,22 @@
  * 400. Used for plain relay API bodies (src/http/body.ts) and webhook bodies, which are
  * kept exactly as sent (src/webhooks/body.ts).
  */
+import type { IncomingMessage } from 'node:http';
 import type { Request } from 'express';
 import { type RelayError, invalidRequest } from '../errors';
+
+/** True when the request's Content-Length announces a body over limit bytes. */
+export function announcedOver(req: IncomingMessage, limit: number): boolean {
+  const declared = req.headers['content-length'];
+  return declared !== undefined && Number(declared) > limit;
+}
 
 export function readBodyBytes(
   req: Request,
   limit: number,
   tooLarge: () => RelayError,
 ): Promise<Buffer> {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge());
+  if (announcedOver(req, limit)) return Promise.reject(tooLarge());
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;

@@ -71,11 +71,13 @@ function check(method: string, path: string, status: number, type: string, body:
   const route = routes.find((r) => r.pattern.test(path));
   let ref: string | undefined;
   if (!route) {
-    if (status !== 404 && status !== 400) return void problems.push(`${where}: undocumented path`);
+    // a body is read before the route is known: too large (413) or not in time (408)
+    if (![400, 404, 408, 413].includes(status))
+      return void problems.push(`${where}: undocumented path`);
     ref = ERROR_ENVELOPE;
   } else if (!route.methods[method]) {
     // 405 (with Allow); 400 when the path itself is not valid percent-encoding
-    if (![400, 404, 405].includes(status))
+    if (![400, 404, 405, 408, 413].includes(status))
       return void problems.push(`${where}: undocumented method of ${route.template}`);
     ref = ERROR_ENVELOPE;
   } else {

@@ -11,6 +11,10 @@ test('parseEvent reads the payloads the scripts publish', () => {
   expect(parseEvent('n orders')).toEqual({ kind: 'new_message', channel: 'orders' });
   expect(parseEvent('n orders 3')).toEqual({ kind: 'new_message', channel: 'orders', count: 3 });
   expect(parseEvent('n orders x')).toEqual({ kind: 'new_message', channel: 'orders' });
+  // a coalesced announcement whose messages were all taken meanwhile wakes no long poll
+  expect(parseEvent('n orders 0')).toEqual({ kind: 'new_message', channel: 'orders', count: 0 });
+  expect(parseEvent('n orders ')).toEqual({ kind: 'new_message', channel: 'orders' });
+  expect(parseEvent('n orders -1')).toEqual({ kind: 'new_message', channel: 'orders' });
   expect(parseEvent('r 0123456789abcdef')).toEqual({
     kind: 'token_revoked',
     tokenId: '0123456789abcdef',

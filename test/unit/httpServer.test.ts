@@ -50,6 +50,7 @@ test('the server sets header, request and keep-alive timeouts and a header size 
   expect(SERVER_LIMITS).toEqual({
     headersTimeoutMs: 20_000,
     requestTimeoutMs: 60_000,
+    bodyTimeoutMs: 30_000,
     checkIntervalMs: 5_000,
     maxHeaderBytes: 16_384,
     keepAliveTimeoutMs: 65_000,
@@ -81,16 +82,36 @@ test('a client sending its headers too slowly (slowloris) is answered 408 and cl
   });
 });
 
-test('a body that never finishes is cut off by the request timeout', async () => {
-  const port = await listen({
-    headersTimeoutMs: 500,
-    requestTimeoutMs: 1000,
-    checkIntervalMs: 100,
-  });
-  const { ms } = await raw(port, (socket) => {
+test('a body that never finishes is answered 408 after the body timeout and closed', async () => {
+  // a handler that waits for the body, as every route does
+  const server = createApiServer(
+    (req, res) => {
+      req.resume();
+      req.on('end', () => res.end('{"ok":true}'));
+    },
+    { bodyTimeoutMs: 300 },
+  );
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  const { text, ms } = await raw(port, (socket) => {
     socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"bo');
   });
   expect(ms).toBeLessThan(5000);
+  expect(text.startsWith('HTTP/1.1 408 Request Timeout\r\n')).toBe(true);
+  expect(text).toContain('Connection: close');
+  expect(envelopeOf(text)).toEqual({
+    success: false,
+    errors: [{ code: 408, message: 'request body was not received within 300 ms' }],
+    messages: [],
+    result: null,
+  });
+});
+
+test("Node's request timeout leaves room for the headers and the body deadline", () => {
+  const server = createApiServer(() => undefined, { bodyTimeoutMs: 120_000 });
+  expect(server.requestTimeout).toBe(140_000);
+  server.close();
 });
 
 test('headers over 16 KB are answered 431 with the envelope', async () => {

@@ -19,7 +19,7 @@ export const SCRIPT_KEY_COUNTS = {
   release: 12,
   sweep_channel: 18,
   due_channels: 6,
-  announce_channel: 6,
+  announce_channel: 12,
   claim_due_accounts: 3,
   release_due_account: 1,
   lower_due_account: 1,
