@@ -4,7 +4,7 @@ same call (lua/lib/caller.lua): a refused caller stores nothing.
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens   (rq:{a}:...)
 KEYS[7..12]  channel keys: q, f, m, x, d, dx                           (rq:{a}:c:<channel>:...)
 KEYS[13..14] caller keys: rate, token_rate
-KEYS[15]     webhooks: the account's webhooks hash (rq:{a}:webhooks), only with webhook_id
+KEYS[15..15] webhooks keys: webhooks (rq:{a}:webhooks; absent when webhook_id is '')
 ARGV[1..3] caller: token_id, proof, rate (lua/lib/caller.lua)
 ARGV[4] channel: the channel id
 ARGV[5] must_exist: '1' to refuse a channel that does not exist (SQS), '0' to create it
