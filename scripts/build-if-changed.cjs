@@ -8,6 +8,7 @@
  * so a branch switch there and back is seen and a mere touch is not. lua/ is
  * not built: the service reads it when it starts.
  * `--check`: print whether a build is needed (exit 0 up to date, 1 not), build nothing.
+ * `--quiet`: print nothing when up to date (scripts/relayq.cjs runs it before every command).
  */
 const { spawnSync } = require('node:child_process');
 const { createHash } = require('node:crypto');
@@ -78,7 +79,9 @@ function main() {
   const hashes = inputHashes();
   const reason = reasonToBuild(hashes);
   if (reason === null) {
-    process.stdout.write('build: up to date (no source changed since the last build)\n');
+    if (!process.argv.includes('--quiet')) {
+      process.stdout.write('build: up to date (no source changed since the last build)\n');
+    }
     return 0;
   }
   if (process.argv.includes('--check')) {

@@ -1,6 +1,7 @@
 /**
  * `npm start` builds only when a source changed (scripts/build-if-changed.cjs):
- * a second run skips the build; a changed source is rebuilt on the next run.
+ * a second run skips the build; a changed source is rebuilt on the next run,
+ * also by the clone's `relayq` command (scripts/relayq.cjs).
  * Runs the script on this checkout and leaves it as found (the probe source
  * and its output removed, the stamp put back).
  */
@@ -58,10 +59,20 @@ test('the second start skips the build; a changed source is rebuilt on the next'
     stdout: `build: needed: src/${PROBE}.ts changed since the last build\n`,
   });
   expect(fs.existsSync(probeOutput)).toBe(false);
-  const rebuilt = await buildIfChanged();
-  expect(rebuilt).toEqual({
+  // the relayq command of a clone (npx relayq, npm link) builds it before it runs,
+  // saying so on stderr only
+  const relayq = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+    (resolve) =>
+      execFile(
+        process.execPath,
+        [path.join(ROOT, 'scripts/relayq.cjs'), '--help'],
+        (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
+      ),
+  );
+  expect(relayq).toEqual({
     code: 0,
-    stdout: `build: src/${PROBE}.ts changed since the last build; building\n`,
+    stdout: expect.stringMatching(/^Usage: relayq /),
+    stderr: `build: src/${PROBE}.ts changed since the last build; building\n`,
   });
   expect(fs.existsSync(probeOutput)).toBe(true);
   expect((await buildIfChanged()).stdout).toBe(second.stdout);
