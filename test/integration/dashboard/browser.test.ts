@@ -247,14 +247,27 @@ test('the quick start sign-in link opens a signed-in dashboard and leaves no tok
   }
 }, 60_000);
 
-test('the channel view shows and sets the channel settings, and pauses and resumes delivery', async () => {
-  await rq.app.relay.store.accounts.create('globex', 'free');
-  const owner = (await issueToken(rq.app.relay.store.accounts, 'globex', { role: 'owner' })).token;
+/**
+ * A new account with an owner token, and a browser context signed in as that
+ * owner through the quick-start link (`watch` runs before the first load).
+ */
+async function signedInAs(
+  account: string,
+  watch: (p: Page) => void = () => {},
+): Promise<{ p: Page; owner: string; close: () => Promise<void> }> {
+  await rq.app.relay.store.accounts.create(account, 'free');
+  const owner = (await issueToken(rq.app.relay.store.accounts, account, { role: 'owner' })).token;
   const context = await browser.newContext();
   const p = await context.newPage();
+  watch(p);
+  await p.goto(signInLink(rq.app.baseUrl, owner));
+  await p.getByRole('heading', { name: 'Usage' }).waitFor();
+  return { p, owner, close: () => context.close() };
+}
+
+test('the channel view shows and sets the channel settings, and pauses and resumes delivery', async () => {
+  const { p, owner, close } = await signedInAs('globex');
   try {
-    await p.goto(signInLink(rq.app.baseUrl, owner));
-    await p.getByRole('heading', { name: 'Usage' }).waitFor();
     await api('POST', '/v1/relay/channels/jobs/messages', owner, { body: 1 });
     await p.getByRole('button', { name: 'Channels' }).click();
     await p.getByRole('button', { name: 'Open channel jobs' }).click();
@@ -282,7 +295,7 @@ test('the channel view shows and sets the channel settings, and pauses and resum
     expect(resumed.body.result.config).toMatchObject({ paused: false });
     await p.screenshot({ path: path.join(SHOTS, 'channel-settings.png') });
   } finally {
-    await context.close();
+    await close();
   }
 }, 60_000);
 
@@ -348,14 +361,11 @@ function watchForProblems(p: Page): string[] {
 }
 
 test('a signed-in load logs no console error and no failed request; the icon is served', async () => {
-  await rq.app.relay.store.accounts.create('quiet', 'free');
-  const owner = (await issueToken(rq.app.relay.store.accounts, 'quiet', { role: 'owner' })).token;
-  const context = await browser.newContext();
-  const p = await context.newPage();
-  const problems = watchForProblems(p);
+  let problems: string[] = [];
+  const { p, owner, close } = await signedInAs('quiet', (page) => {
+    problems = watchForProblems(page);
+  });
   try {
-    await p.goto(signInLink(rq.app.baseUrl, owner));
-    await p.getByRole('heading', { name: 'Usage' }).waitFor();
     // a load with the session cookie, then every section
     await p.reload({ waitUntil: 'networkidle' });
     await p.getByText('account quiet', { exact: true }).waitFor();
@@ -377,7 +387,7 @@ test('a signed-in load logs no console error and no failed request; the icon is 
       type: 'basic',
     });
   } finally {
-    await context.close();
+    await close();
   }
   // where browsers look for it on any page of the origin
   const favicon = await fetch(`${rq.app.baseUrl}/favicon.ico`);
@@ -388,13 +398,8 @@ test('a signed-in load logs no console error and no failed request; the icon is 
 }, 60_000);
 
 test('one pulled message is "1 message"; tokens are made with AWS credentials that SQS clients use', async () => {
-  await rq.app.relay.store.accounts.create('initech', 'free');
-  const owner = (await issueToken(rq.app.relay.store.accounts, 'initech', { role: 'owner' })).token;
-  const context = await browser.newContext();
-  const p = await context.newPage();
+  const { p, owner, close } = await signedInAs('initech');
   try {
-    await p.goto(signInLink(rq.app.baseUrl, owner));
-    await p.getByRole('heading', { name: 'Usage' }).waitFor();
     await api('POST', '/v1/relay/channels/single/messages', owner, {
       body: 'just one',
       content_type: 'text',
@@ -435,6 +440,6 @@ test('one pulled message is "1 message"; tokens are made with AWS credentials th
     await p.locator('#token-rows tr', { hasText: 'plain' }).waitFor();
     expect(await p.getByLabel('AWS access key id').isVisible()).toBe(false);
   } finally {
-    await context.close();
+    await close();
   }
 }, 60_000);
