@@ -1,5 +1,7 @@
 /**
  * Entry point: config -> Redis (embedded or not) -> app -> listen -> shutdown.
+ * The embedded mode first takes its data dir's lock (dataDirLock.ts): a data
+ * dir that a live relayq holds is left untouched.
  * On SIGTERM or SIGINT: readiness fails at once, no new connections are taken,
  * requests in flight finish (within RELAY_SHUTDOWN_GRACE_MS), WebSockets close
  * with 1001, Redis connections quit, the embedded redis-server stops, exit 0.
