@@ -145,7 +145,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     MESSAGE_PATH.test(req.url) ? messageEndpoints(req, res, next) : next(),
   );
   app.use(healthRouter(relay, isShuttingDown));
-  app.use(openapiRouter());
+  app.use(openapiRouter(config));
   // before rawBody: a webhook's body is read as exact bytes, up to the plan's limit
   app.use(webhookReceiver(relay));
   app.use(sqsRouter(relay));

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { freePort, isAlive } from './localProcess';
+import { freePort, isAlive, processCommand } from './localProcess';
 
 export class EmbeddedRedisError extends Error {}
 
@@ -18,11 +18,24 @@ export interface EmbeddedRedis {
   stop(): Promise<void>;
 }
 
-/** A redis-server left running by a service that was killed: stop it before starting ours. */
-async function stopLeftover(pidFile: string, logger: Logger): Promise<void> {
+/**
+ * A redis-server left running by a service that was killed: stop it before
+ * starting ours. The caller holds the data directory's lock (dataDirLock.ts),
+ * so no live relayq uses it; a pid that now names another program (its command
+ * line does not name the redis-server binary) is left alone.
+ */
+async function stopLeftover(pidFile: string, bin: string, logger: Logger): Promise<void> {
   if (!fs.existsSync(pidFile)) return;
   const pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
   if (!Number.isInteger(pid) || pid <= 1 || !isAlive(pid)) return;
+  const command = processCommand(pid);
+  if (command !== null && !command.includes(path.basename(bin))) {
+    logger.warn(
+      { pid, command },
+      'redis.pid names a process that is not a redis-server; left alone',
+    );
+    return;
+  }
   logger.warn({ pid }, 'stopping a redis-server left running from an earlier start');
   process.kill(pid, 'SIGTERM');
   for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
@@ -75,7 +88,7 @@ export async function startEmbeddedRedis(
   }
   fs.mkdirSync(dataDir, { recursive: true });
   const pidFile = path.join(dataDir, 'redis.pid');
-  await stopLeftover(pidFile, logger);
+  await stopLeftover(pidFile, bin, logger);
   const socketPath = path.join(dataDir, 'redis.sock');
   const useSocket = socketPath.length < 100;
   const port = useSocket ? 0 : await freePort();
@@ -109,7 +122,10 @@ export async function startEmbeddedRedis(
     () => (useSocket ? net.connect(socketPath) : net.connect(port, '127.0.0.1')),
     child,
     10_000,
-  );
+  ).catch((err) => {
+    child.kill('SIGKILL'); // one that never answered is not left running
+    throw err;
+  });
   logger.info(
     { dataDir, socket: useSocket ? socketPath : `127.0.0.1:${port}` },
     'embedded redis-server started',

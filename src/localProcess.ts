@@ -1,4 +1,6 @@
 /** Small helpers for local processes and ports (the embedded Redis, tests and benchmarks). */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */
@@ -20,4 +22,37 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * When a process started, as the system tells it (Linux: the start tick in
+ * /proc/<pid>/stat; elsewhere `ps -o lstart=`), or null when it cannot tell.
+ * With the pid it names one process: a pid reused by another process has
+ * another start time.
+ */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // fields after the command name (which may hold spaces and parentheses): state is field 3
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ?? null; // field 22, starttime
+  } catch {
+    return psField(pid, 'lstart=');
+  }
+}
+
+/** The command line of a process (arguments joined by spaces), or null when it cannot tell. */
+export function processCommand(pid: number): string | null {
+  try {
+    const raw = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return raw.split('\0').filter(Boolean).join(' ');
+  } catch {
+    return psField(pid, 'command=');
+  }
+}
+
+function psField(pid: number, field: string): string | null {
+  const ps = spawnSync('ps', ['-o', field, '-p', String(pid)], { encoding: 'utf8' });
+  const out = ps.status === 0 ? ps.stdout.trim() : '';
+  return out === '' ? null : out;
 }

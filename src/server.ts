@@ -1,5 +1,7 @@
 /**
  * Entry point: config -> Redis (embedded or not) -> app -> listen -> shutdown.
+ * The embedded mode first takes its data dir's lock (dataDirLock.ts): a data
+ * dir that a live relayq holds is left untouched.
  * On SIGTERM or SIGINT: readiness fails at once, no new connections are taken,
  * requests in flight finish (within RELAY_SHUTDOWN_GRACE_MS), WebSockets close
  * with 1001, Redis connections quit, the embedded redis-server stops, exit 0.
@@ -8,9 +10,10 @@ import http from 'node:http';
 import type { Logger } from 'pino';
 import { buildApp, type RelayApp } from './app';
 import type { Config } from './config';
+import { lockDataDir, type DataDirLock } from './dataDirLock';
 import { startEmbeddedRedis, type EmbeddedRedis } from './embeddedRedis';
 import { createApiServer } from './web/nodeServer';
-import { sqsQuickStart, withEmbeddedSqsKey } from './sqs/quickStart';
+import { withEmbeddedSqsKey } from './sqs/quickStart';
 import { quickStart } from './quickStart';
 import { connectRedis, createRedis, type RedisClient } from './store/redis';
 import { attachWebSockets, type WebSocketHub } from './ws/server';
@@ -56,17 +59,39 @@ export interface ServeOptions {
   printCredentials?: boolean;
 }
 
+/** The embedded mode's own parts: its data dir lock and redis-server. */
+interface Embedded {
+  lock: DataDirLock;
+  redis: EmbeddedRedis;
+}
+
 export async function runServer(
   config: Readonly<Config>,
   logger: Logger,
   options: ServeOptions = {},
 ): Promise<RunningServer> {
-  let embedded: EmbeddedRedis | null = null;
-  let url = config.redis.url;
-  if (config.embeddedRedis) {
-    embedded = await startEmbeddedRedis(config.redisServerBin, config.dataDir, logger);
-    url = embedded.url;
+  if (!config.embeddedRedis) return startService(config, logger, options, null);
+  // before anything else: a data dir that a live relayq holds is left untouched (DataDirInUseError)
+  const lock = lockDataDir(config.dataDir);
+  let redis: EmbeddedRedis | null = null;
+  try {
+    redis = await startEmbeddedRedis(config.redisServerBin, config.dataDir, logger);
+    return await startService(config, logger, options, { lock, redis });
+  } catch (err) {
+    // a failed start leaves no redis-server behind (a child outlives its parent's exit)
+    await redis?.stop();
+    lock.release();
+    throw err;
   }
+}
+
+async function startService(
+  config: Readonly<Config>,
+  logger: Logger,
+  options: ServeOptions,
+  embedded: Embedded | null,
+): Promise<RunningServer> {
+  const url = embedded ? embedded.redis.url : config.redis.url;
   const redis = createRedis({ url, clusterNodes: config.redis.clusterNodes });
   redis.on('error', (err) => logger.warn({ err: String(err) }, 'redis connection error'));
   await connectRedis(redis, 30_000);
@@ -75,7 +100,7 @@ export async function runServer(
   const relay = buildApp({ config: embedded ? withEmbeddedSqsKey(config) : config, redis, logger });
   await relay.start();
 
-  const server = createApiServer(relay.app, { bodyTimeoutMs: config.bodyTimeoutMs });
+  const server = createApiServer(relay.app);
   const ws: WebSocketHub = attachWebSockets(server, relay);
   const port = await listen(server, config.port, config.host);
 
@@ -91,9 +116,10 @@ export async function runServer(
   await listen(metricsServer, config.metricsPort, config.host);
   logger.info({ port, metricsPort: config.metricsPort, host: config.host }, 'relayq listening');
 
-  if (embedded)
-    await quickStart(relay.relay, config, port, logger, options.printCredentials ?? false);
-  if (embedded) await sqsQuickStart(relay.relay, relay.deps.config, port);
+  if (embedded) {
+    embedded.lock.setPort(port);
+    await quickStart(relay, port, logger, options.printCredentials ?? false);
+  }
 
   let shuttingDown: Promise<void> | null = null;
   const shutdown = () => {
@@ -111,7 +137,10 @@ export async function runServer(
       metricsServer.close();
       await relay.close();
       await redis.quit().catch(() => redis.disconnect());
-      if (embedded) await embedded.stop();
+      if (embedded) {
+        await embedded.redis.stop();
+        embedded.lock.release();
+      }
       logger.info('stopped');
     })();
     return shuttingDown;

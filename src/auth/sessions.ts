@@ -3,7 +3,7 @@
  * short-lived owner token (kind 'session', tied to the sign-in token) whose
  * secret lives only in an HttpOnly, SameSite=Strict cookie. Requests carrying
  * the cookie instead of an Authorization header are authenticated as that
- * token (src/http/caller.ts); unsafe methods also need the X-CSRF-Token header (derived from the
+ * token (src/web/caller.ts, through src/auth/credential.ts); unsafe methods also need the X-CSRF-Token header (derived from the
  * session secret) and, when the browser sends one, a same-origin Origin.
  */
 import crypto from 'node:crypto';

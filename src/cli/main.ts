@@ -10,12 +10,29 @@ program
   .description('run the service (settings come from the environment; see docs/configuration.md)')
   .option(
     '--print-credentials',
-    "embedded mode: print the local account's tokens and dashboard sign-in link again",
+    "embedded mode: print the local account's credentials again (only prints them when a relayq already runs on the data dir)",
   )
   // loaded only when serving, so that the client and operator commands start fast
   .action(async (opts: { printCredentials?: boolean }) =>
     (await import('./serve')).serve({ printCredentials: opts.printCredentials === true }),
   );
+
+program
+  .command('credentials')
+  .description(
+    "embedded mode: print the local account's saved credentials (dashboard sign-in link, relay token, AWS keys); starts nothing",
+  )
+  .action(async () => {
+    const { loadConfig, ConfigError } = await import('../config');
+    try {
+      const config = loadConfig();
+      process.exitCode = (await import('./credentials')).printCredentials(config);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      process.stderr.write(`relayq: invalid configuration: ${err.message}\n`);
+      process.exitCode = 2;
+    }
+  });
 
 registerAdminCommands(program);
 registerClientCommands(program);

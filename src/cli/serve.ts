@@ -1,8 +1,10 @@
 /** `relayq serve`: run the service until SIGTERM or SIGINT. */
 import { ConfigError, loadConfig } from '../config';
+import { DataDirInUseError } from '../dataDirLock';
 import { EmbeddedRedisError } from '../embeddedRedis';
 import { createLogger } from '../logger';
 import { runServer } from '../server';
+import { printCredentials } from './credentials';
 
 export async function serve(options: { printCredentials?: boolean } = {}): Promise<void> {
   let config;
@@ -20,9 +22,16 @@ export async function serve(options: { printCredentials?: boolean } = {}): Promi
   try {
     running = await runServer(config, logger, options);
   } catch (err) {
+    // another relayq runs on this data dir: print its credentials if asked, touch nothing
+    if (err instanceof DataDirInUseError && options.printCredentials) {
+      process.exitCode = printCredentials(config, err.owner);
+      return;
+    }
     const message = err instanceof Error ? err.message : String(err);
     logger.fatal({ err: message }, 'relayq failed to start');
-    if (err instanceof EmbeddedRedisError) process.stderr.write(`relayq: ${message}\n`);
+    if (err instanceof EmbeddedRedisError || err instanceof DataDirInUseError) {
+      process.stderr.write(`relayq: ${message}\n`);
+    }
     process.exit(1);
   }
   const stop = (signal: string) => {

@@ -2,6 +2,7 @@
  * The dashboard's static files: read once at start-up, served under names that
  * carry a hash of their content (cached for a year, immutable), with index.html
  * rewritten to point at them and served with a strict Content-Security-Policy.
+ * The icon is also at /favicon.ico, where browsers look for it on any page.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -12,6 +13,7 @@ const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
+  '.ico': 'image/x-icon',
 };
 
 export const CONTENT_SECURITY_POLICY = [
@@ -57,6 +59,7 @@ export const dashboardHeaders: RequestHandler = (_req, res, next) => {
 export function dashboardRouter(): Router {
   const dir = publicDir();
   const assets = new Map<string, Asset>();
+  let favicon: Asset | null = null;
   let index = fs.readFileSync(path.join(dir, 'index.html'), 'utf8');
   for (const file of fs.readdirSync(dir)) {
     const ext = path.extname(file);
@@ -65,6 +68,7 @@ export function dashboardRouter(): Router {
     const hash = crypto.createHash('sha256').update(body).digest('hex').slice(0, 12);
     const hashed = `${path.basename(file, ext)}.${hash}${ext}`;
     assets.set(hashed, { body, type: TYPES[ext] });
+    if (file === 'favicon.ico') favicon = { body, type: TYPES[ext] };
     index = index.split(`./${file}`).join(`/dashboard/assets/${hashed}`);
   }
 
@@ -72,6 +76,12 @@ export function dashboardRouter(): Router {
   router.get(['/dashboard', '/dashboard/'], (_req, res) => {
     res.locals.route = '/dashboard';
     res.type('html').send(index);
+  });
+  router.get('/favicon.ico', (_req, res, next) => {
+    if (!favicon) return next();
+    res.locals.route = '/favicon.ico';
+    res.setHeader('Cache-Control', 'public, max-age=86400');
+    res.type(favicon.type).send(favicon.body);
   });
   router.get('/dashboard/assets/:name', (req, res, next) => {
     res.locals.route = '/dashboard/assets/:name';

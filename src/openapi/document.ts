@@ -75,7 +75,7 @@ const json = (schema: object, example?: unknown) => ({
 const envelopeOf = (result: object) => ({
   allOf: [
     { $ref: '#/components/schemas/SuccessEnvelope' },
-    { type: 'object', properties: { result } },
+    { type: 'object', required: ['result'], properties: { result } },
   ],
 });
 

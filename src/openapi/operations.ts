@@ -146,7 +146,7 @@ export const OPERATIONS: Operation[] = [
     tag: 'channels',
     summary: 'Delete every message of a channel (its settings stay)',
     access: 'bearer',
-    request: { type: 'object', maxProperties: 0 },
+    request: { type: 'object', additionalProperties: false, description: 'an empty object' },
     result: RESULTS.purge,
     errors: [404],
     example: { request: {}, result: { purged_count: 3 } },

@@ -23,7 +23,7 @@ export const pulledMessage = strict(
     content_type: { type: 'string', enum: CONTENT_TYPES },
     timestamp_ms: { ...integer, description: 'when the relay stored it (its clock)' },
     attempts: { type: 'integer', minimum: 1, description: 'deliveries so far, this one included' },
-    metadata: { type: 'object' },
+    metadata: { type: 'object', additionalProperties: true },
     lease_id: { type: 'string', description: 'acknowledge, extend or retry with this' },
     dead_letter: strict({ source_channel: { type: 'string' }, attempts: integer }),
   },
@@ -187,7 +187,7 @@ export const RESULTS = {
   }),
   signedOut: strict({ signed_out: { const: true } }),
   health: strict({ status: { type: 'string' } }),
-  openapi: { type: 'object', description: 'this document' },
+  openapi: { type: 'object', additionalProperties: true, description: 'this document' },
   webhookCreated: strict({
     ...webhookCommon,
     url: {

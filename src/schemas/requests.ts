@@ -43,7 +43,7 @@ const messageProperties = {
   body: {},
   content_type: { type: 'string', enum: CONTENT_TYPES },
   delay_seconds: delaySeconds,
-  metadata: { type: 'object' },
+  metadata: { type: 'object', additionalProperties: true },
   dedup_id: { type: 'string', minLength: 1, maxLength: LIMITS.maxDedupIdChars },
 };
 

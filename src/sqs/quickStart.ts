@@ -2,16 +2,23 @@
  * The embedded quick start's SQS part: a server key kept in the data directory
  * (mode 0600, so issued AWS secrets survive restarts; deployments set
  * RELAY_SQS_SECRET_KEY instead), and an AWS key pair for the local account,
- * made once and kept in `local-aws-credentials` (mode 0600).
+ * made once and kept in `local-aws-credentials` (mode 0600) with its region.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Relay } from '../relay';
+import type { RelayApp } from '../app';
 import type { Config } from '../config';
+import {
+  AWS_CREDENTIALS_FILE,
+  awsCredentialsText,
+  LOCAL_ACCOUNT,
+  QUICK_START_REGION,
+  readAwsCredentials,
+} from '../localCredentials';
 
+export { AWS_CREDENTIALS_FILE } from '../localCredentials';
 export const SQS_KEY_FILE = 'sqs-secret-key';
-export const AWS_CREDENTIALS_FILE = 'local-aws-credentials';
 
 export function embeddedSqsSecretKey(dataDir: string): string {
   const file = path.join(dataDir, SQS_KEY_FILE);
@@ -29,32 +36,29 @@ export function withEmbeddedSqsKey(config: Readonly<Config>): Readonly<Config> {
 }
 
 /**
- * Once the local account exists: makes its AWS key pair on the first start
- * (printed then, with the SQS endpoint), and says where it is afterwards.
+ * Once the local account exists: makes its AWS key pair (true when made now).
+ * A file from before the region was saved gets it.
  */
-export async function sqsQuickStart(
-  relay: Relay,
-  config: Readonly<Config>,
-  port: number,
-): Promise<void> {
+export async function sqsQuickStart(relay: RelayApp, config: Readonly<Config>): Promise<boolean> {
   const file = path.join(config.dataDir, AWS_CREDENTIALS_FILE);
-  const endpoint = `http://localhost:${port}/sqs`;
-  if (fs.existsSync(file)) {
-    process.stdout.write(`SQS endpoint ${endpoint}; AWS credentials of "local" in ${file}\n\n`);
-    return;
+  const kept = readAwsCredentials(file);
+  if (kept) {
+    if (!/^export AWS_DEFAULT_REGION=/m.test(fs.readFileSync(file, 'utf8'))) {
+      fs.writeFileSync(file, awsCredentialsText(kept), { mode: 0o600 });
+    }
+    return false;
   }
-  if (config.sqsSecretKey === null || !(await relay.accounts.find('local'))) return;
-  const issued = await relay.tokens.issue('local', {
+  if (config.sqsSecretKey === null || !(await relay.relay.accounts.find(LOCAL_ACCOUNT)))
+    return false;
+  const issued = await relay.relay.tokens.issue(LOCAL_ACCOUNT, {
     name: 'quick start (SQS)',
     aws_credentials: true,
   });
-  const lines =
-    `export AWS_ACCESS_KEY_ID=${issued.aws_access_key_id}\n` +
-    `export AWS_SECRET_ACCESS_KEY=${issued.aws_secret_access_key}\n`;
-  fs.writeFileSync(file, lines, { mode: 0o600 });
-  process.stdout.write(
-    `SQS protocol (docs/sqs.md) at ${endpoint}; AWS credentials of "local", kept in ${file}:\n\n` +
-      lines.replace(/^/gm, '  ') +
-      `  aws sqs create-queue --queue-name demo --endpoint-url ${endpoint}\n\n`,
-  );
+  const aws = {
+    accessKeyId: String(issued.aws_access_key_id),
+    secretAccessKey: String(issued.aws_secret_access_key),
+    region: QUICK_START_REGION,
+  };
+  fs.writeFileSync(file, awsCredentialsText(aws), { mode: 0o600 });
+  return true;
 }

@@ -1,7 +1,7 @@
 /**
  * Reads a request's body as the bytes received, up to a limit: over it (announced by
  * Content-Length, or counted while reading) is the caller's 413; a body cut short is a
- * 400. Used for plain relay API bodies (src/http/body.ts) and webhook bodies, which are
+ * 400. Used for plain relay API bodies (src/web/body.ts) and webhook bodies, which are
  * kept exactly as sent (src/webhooks/body.ts).
  */
 import type { IncomingMessage } from 'node:http';

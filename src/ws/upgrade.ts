@@ -35,7 +35,7 @@ function decode(segment: string): string {
 export async function parseSubscription(
   req: IncomingMessage,
   relay: Relay,
-  /** the client's scheme (see http/proxy.ts), for a dashboard session's Origin check */
+  /** the client's scheme (see web/proxy.ts), for a dashboard session's Origin check */
   scheme = 'http',
 ): Promise<SubscriptionRequest> {
   const url = new URL(req.url ?? '/', 'http://localhost');

@@ -12,9 +12,10 @@ import { buildOpenApi } from '../../src/openapi/document';
 
 /**
  * Surfaces outside this contract: the dashboard's pages and assets (its JSON
- * API is in it), and the SQS endpoint, which speaks AWS's protocol (docs/sqs.md).
+ * API is in it) and the site icon, and the SQS endpoint, which speaks AWS's
+ * protocol (docs/sqs.md).
  */
-const OUTSIDE = [/^\/dashboard(?!\/api\/)/, /^\/sqs(\/|$)/];
+const OUTSIDE = [/^\/dashboard(?!\/api\/)/, /^\/favicon\.ico$/, /^\/sqs(\/|$)/];
 
 type Doc = {
   paths: Record<string, Record<string, { responses: Record<string, { $ref?: string }> }>>;

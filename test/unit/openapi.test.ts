@@ -7,6 +7,7 @@ import express from 'express';
 import request from 'supertest';
 import { buildOpenApi } from '../../src/openapi/document';
 import { OPERATIONS } from '../../src/openapi/operations';
+import { openapiRouter } from '../../src/openapi/route';
 import { openapiText } from '../../src/openapi/write';
 import * as requests from '../../src/schemas/requests';
 import type { Validator } from '../../src/schemas/validate';
@@ -21,6 +22,83 @@ test('the document is valid OpenAPI 3.1 (@readme/openapi-parser)', async () => {
 test('openapi.json at the repository root is the generated document (npm run openapi)', () => {
   const committed = readFileSync(path.resolve(__dirname, '../../openapi.json'), 'utf8');
   expect(committed).toBe(openapiText());
+});
+
+/** Every schema of the document with its JSON pointer. */
+function* schemasOf(node: unknown, at = ''): Generator<[string, Record<string, unknown>]> {
+  if (Array.isArray(node)) {
+    for (const [i, item] of node.entries()) yield* schemasOf(item, `${at}/${i}`);
+  } else if (node !== null && typeof node === 'object') {
+    yield [at, node as Record<string, unknown>];
+    for (const [key, value] of Object.entries(node)) yield* schemasOf(value, `${at}/${key}`);
+  }
+}
+
+test('no schema is a bare object (generated clients type those as empty objects)', () => {
+  const isObject = (type: unknown) =>
+    type === 'object' || (Array.isArray(type) && type.includes('object'));
+  const bare = [...schemasOf(buildOpenApi())]
+    .filter(([, s]) => isObject(s.type))
+    .filter(
+      ([, s]) => !('properties' in s || 'additionalProperties' in s || 'patternProperties' in s),
+    )
+    .map(([at]) => at);
+  expect(bare).toEqual([]);
+  // the free-form ones say so; the empty purge body says it is empty
+  const doc = buildOpenApi() as { paths: Record<string, Record<string, any>> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const send = doc.paths['/v1/relay/channels/{channelId}/messages'].post;
+  expect(send.requestBody.content['application/json'].schema.properties.metadata).toEqual({
+    type: 'object',
+    additionalProperties: true,
+  });
+  const purge = doc.paths['/v1/relay/channels/{channelId}/messages/purge'].post;
+  expect(purge.requestBody.content['application/json'].schema).toEqual({
+    type: 'object',
+    additionalProperties: false,
+    description: 'an empty object',
+  });
+});
+
+describe('the served document names the address it was asked at', () => {
+  const served = (trustProxy: string | false, publicUrl: string | null = null) => {
+    const app = express();
+    app.set('trust proxy', trustProxy);
+    app.use(openapiRouter({ publicUrl }));
+    return request(app);
+  };
+  const serversOf = (res: request.Response) =>
+    (JSON.parse(res.text) as { servers: unknown }).servers;
+
+  test("the request's own scheme and host; X-Forwarded-* only from a trusted proxy", async () => {
+    const direct = await served(false)
+      .get('/v1/openapi.json')
+      .set('Host', 'relay.internal:8080')
+      .set('X-Forwarded-Proto', 'https')
+      .set('X-Forwarded-Host', 'evil.example');
+    expect(direct.status).toBe(200);
+    expect(serversOf(direct)).toEqual([
+      { url: 'http://relay.internal:8080', description: 'this relay' },
+    ]);
+    const proxied = await served('loopback')
+      .get('/v1/openapi.json')
+      .set('Host', 'relay.internal:8080')
+      .set('X-Forwarded-Proto', 'https')
+      .set('X-Forwarded-Host', 'relay.example.com');
+    expect(serversOf(proxied)).toEqual([
+      { url: 'https://relay.example.com', description: 'this relay' },
+    ]);
+    // the rest of the document is the built one
+    const { servers: _servers, ...rest } = JSON.parse(proxied.text);
+    const { servers: _built, ...built } = buildOpenApi();
+    expect(rest).toEqual(built);
+  });
+
+  test('RELAY_PUBLIC_URL when set', async () => {
+    const res = await served(false, 'https://queue.example.org').get('/v1/openapi.json');
+    expect(serversOf(res)).toEqual([
+      { url: 'https://queue.example.org', description: 'this relay' },
+    ]);
+  });
 });
 
 test('request schemas are the very objects the server validates with', () => {

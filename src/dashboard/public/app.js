@@ -55,6 +55,19 @@ function bytes(n) {
   return `${(n / 1_000_000).toFixed(1)} MB`;
 }
 
+// "1 message", "3 messages"
+function counted(n, noun) {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+// A body as a person reads it: text as is (a webhook's payload too), JSON as JSON,
+// bytes and v8 as the base64 the API carries them in.
+function shownBody(m) {
+  if (m.content_type === 'text') return m.body;
+  if (m.content_type === 'json') return JSON.stringify(m.body);
+  return `(${m.content_type}, base64) ${m.body}`;
+}
+
 function age(ms) {
   if (ms === null) return '—';
   const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
@@ -141,6 +154,7 @@ async function loadTokens() {
       el('td', t.role),
       el('td', t.channels ? t.channels.join(', ') : 'all'),
       el('td', t.expires_ms ? new Date(t.expires_ms).toLocaleString() : 'never'),
+      el('td', t.aws_access_key_id ?? '—', { class: 'mono' }),
     );
     const td = el('td');
     const revoke = el('button', 'Revoke', {
@@ -209,7 +223,7 @@ function renderChannels(channels) {
       const r = await api('POST', `/v1/relay/channels/${c.id}/messages/purge`, {}).catch((e) =>
         say(e.message, true),
       );
-      if (r) say(`Purged ${r.purged_count} messages from ${c.id}.`);
+      if (r) say(`Purged ${counted(r.purged_count, 'message')} from ${c.id}.`);
       loadChannels();
     });
     const del = el('button', 'Delete', {
@@ -222,7 +236,7 @@ function renderChannels(channels) {
       const r = await api('DELETE', `/v1/relay/channels/${c.id}`).catch((e) =>
         say(e.message, true),
       );
-      if (r) say(`Deleted ${c.id} (${r.deleted_count} messages).`);
+      if (r) say(`Deleted ${c.id} (${counted(r.deleted_count, 'message')}).`);
       if (selected === c.id) $('channel-detail').hidden = true;
       loadChannels();
     });
@@ -378,9 +392,14 @@ $('token-form').addEventListener('submit', async (event) => {
   if (channels.length) body.channels = channels;
   if (expiry) body.expires_in_seconds = Number(expiry);
   body.role = $('token-role').value;
+  if ($('token-aws').checked) body.aws_credentials = true;
   try {
     const created = await api('POST', '/v1/account/tokens', body);
     $('token-created-value').value = created.token;
+    const aws = Boolean(created.aws_access_key_id);
+    for (const node of document.querySelectorAll('.aws-only')) node.hidden = !aws;
+    $('token-aws-id').value = aws ? created.aws_access_key_id : '';
+    $('token-aws-secret').value = aws ? created.aws_secret_access_key : '';
     $('token-created').hidden = false;
     $('token-created-value').focus();
     $('token-created-value').select();
@@ -405,6 +424,7 @@ function copyButton(buttonId, inputId, what, noun) {
   });
 }
 copyButton('token-copy', 'token-created-value', 'Token', 'token');
+copyButton('token-aws-secret-copy', 'token-aws-secret', 'AWS secret access key', 'key');
 copyButton('webhook-copy', 'webhook-created-value', 'Webhook URL', 'URL');
 
 $('configure-form').addEventListener('submit', async (event) => {
@@ -504,7 +524,7 @@ $('peek').addEventListener('click', async () => {
       list.append(
         el(
           'li',
-          `${m.id} · attempts ${m.attempts} · metadata ${JSON.stringify(m.metadata)}\n${JSON.stringify(m.body)}`,
+          `${m.id} · ${m.content_type} · attempts ${m.attempts} · metadata ${JSON.stringify(m.metadata)}\n${shownBody(m)}`,
         ),
       );
     }
@@ -512,7 +532,7 @@ $('peek').addEventListener('click', async () => {
     $('release-peeked').hidden = peeked.length === 0;
     say(
       peeked.length
-        ? `Pulled ${peeked.length} messages; they are hidden for 30 s.`
+        ? `Pulled ${counted(peeked.length, 'message')}; ${peeked.length === 1 ? 'it is' : 'they are'} hidden for 30 s.`
         : 'No messages available.',
     );
   } catch (err) {
@@ -524,7 +544,7 @@ $('ack-peeked').addEventListener('click', async () => {
   const r = await api('POST', `/v1/relay/channels/${encodeURIComponent(selected)}/messages/ack`, {
     lease_ids: peeked.map((m) => m.lease_id),
   }).catch((e) => say(e.message, true));
-  if (r) say(`Acknowledged ${r.acked_count} messages.`);
+  if (r) say(`Acknowledged ${counted(r.acked_count, 'message')}.`);
   peeked = [];
   $('peeked').replaceChildren();
   $('ack-peeked').hidden = true;

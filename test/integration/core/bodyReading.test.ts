@@ -1,5 +1,5 @@
 /**
- * Reading plain request bodies (src/http/body.ts, src/http/readBody.ts): bodies that
+ * Reading plain request bodies (src/web/body.ts, src/web/readBody.ts): bodies that
  * arrive in many chunks, the 1 MiB limit whether announced by Content-Length or only
  * counted while reading, and a body cut short, each answered in the envelope and
  * storing nothing.

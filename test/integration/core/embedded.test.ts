@@ -2,53 +2,29 @@
  * The built server entry (`relayq serve`) in its embedded default: no REDIS_URL,
  * a private redis-server child with its data under RELAY_DATA_DIR.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eventually } from '../../helpers/app';
-import { redisServerBinary, startRedis, type TestRedis } from '../../helpers/redis';
-import { freePort } from '../../../src/localProcess';
+import { startRedis, type TestRedis } from '../../helpers/redis';
+import {
+  relayq,
+  ROOT,
+  startEmbedded as startIn,
+  stopAllRelayq,
+  type RelayqProcess,
+} from '../../helpers/relayqProcess';
+import { freePort, isAlive } from '../../../src/localProcess';
 
 jest.setTimeout(60_000);
 
-const ROOT = path.resolve(__dirname, '../../..');
-const ENTRY = path.join(ROOT, 'dist/src/cli/main.js');
-
-interface Running {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
 /** Runs `relayq serve` with only the given environment (plus PATH and HOME). */
-function serve(env: Record<string, string>, flags: string[] = []): Running {
-  const child = spawn(process.execPath, [ENTRY, 'serve', ...flags], {
-    env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
-  );
-  return { child, stdout: () => out, stderr: () => err, exited };
+function serve(env: Record<string, string>, flags: string[] = []): RelayqProcess {
+  return relayq(['serve', ...flags], env);
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const started: Running[] = [];
 let dataDir = '';
 
 beforeAll(() => {
@@ -56,12 +32,7 @@ beforeAll(() => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rq-emb-'));
 }, 120_000);
 afterAll(async () => {
-  for (const r of started) {
-    if (r.child.exitCode === null && r.child.signalCode === null) {
-      r.child.kill('SIGKILL');
-      await r.exited;
-    }
-  }
+  await stopAllRelayq();
   const pidFile = path.join(dataDir, 'redis.pid');
   if (fs.existsSync(pidFile)) {
     const pid = Number(fs.readFileSync(pidFile, 'utf8'));
@@ -71,42 +42,16 @@ afterAll(async () => {
 });
 
 /** Starts the embedded mode and waits for its quick-start lines (`printed`: with credentials). */
-async function startEmbedded(
-  printed = true,
-  flags: string[] = [],
-): Promise<{
-  run: Running;
-  base: string;
-  port: number;
-  token: string;
-  link: string;
-  curl: string;
-}> {
-  const port = await freePort();
-  const metricsPort = await freePort();
-  const run = serve(
-    {
-      PORT: String(port),
-      METRICS_PORT: String(metricsPort),
-      HOST: '127.0.0.1',
-      RELAY_DATA_DIR: dataDir,
-      REDIS_SERVER_BIN: redisServerBinary(),
-    },
-    flags,
-  );
-  started.push(run);
-  const ready = printed ? /export RELAY_TOKEN=\S+/ : /^Dashboard: /m;
-  await eventually(() => ready.test(run.stdout()) || run.child.exitCode !== null, 20_000, 50);
-  expect(run.child.exitCode).toBeNull();
-  const token = /export RELAY_TOKEN=(\S+)/.exec(run.stdout())?.[1] ?? '';
-  const link = /^\s*(http:\S+\/dashboard\/#owner_token=\S+)$/m.exec(run.stdout())?.[1] ?? '';
+async function startEmbedded(printed = true, flags: string[] = []) {
+  const started = await startIn(dataDir, printed, flags);
+  const out = started.run.stdout();
+  const link = /^\s*(http:\S+\/dashboard\/#owner_token=\S+)$/m.exec(out)?.[1] ?? '';
   const curl =
-    run
-      .stdout()
+    out
       .split('\n')
       .map((l) => l.trim())
       .find((l) => l.startsWith('curl ') && l.includes('/messages') && !l.includes('/pull')) ?? '';
-  return { run, base: `http://127.0.0.1:${port}`, port, token, link, curl };
+  return { ...started, link, curl };
 }
 
 /** Signs in at the dashboard API with the owner token of a quick-start link. */
@@ -170,6 +115,48 @@ test('first start prints a token and a curl line that work; SIGTERM stops it and
   sqs.destroy();
   expect(listed.QueueUrls).toEqual([`${first.base}/sqs/local/demo`]);
   expect(fs.statSync(path.join(dataDir, 'sqs-secret-key')).mode & 0o777).toBe(0o600);
+  // The printed SQS lines run as printed with the AWS CLI (which needs a region), and the
+  // saved file, sourced, serves boto3 (docs/sqs.md's line).
+  const awsFile = path.join(dataDir, 'local-aws-credentials');
+  expect(fs.readFileSync(awsFile, 'utf8')).toBe(
+    `export AWS_ACCESS_KEY_ID=${accessKeyId}\nexport AWS_SECRET_ACCESS_KEY=${secretAccessKey}\n` +
+      'export AWS_DEFAULT_REGION=us-east-1\nexport AWS_REGION=us-east-1\n',
+  );
+  expect(fs.statSync(awsFile).mode & 0o777).toBe(0o600);
+  const sqsLines = first.run
+    .stdout()
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('export AWS_') || l.startsWith('aws sqs '));
+  expect(sqsLines).toEqual([
+    `export AWS_ACCESS_KEY_ID=${accessKeyId}`,
+    `export AWS_SECRET_ACCESS_KEY=${secretAccessKey}`,
+    'export AWS_DEFAULT_REGION=us-east-1',
+    'export AWS_REGION=us-east-1',
+    `aws sqs create-queue --queue-name demo --endpoint-url http://localhost:${first.port}/sqs`,
+  ]);
+  const noAwsConfig = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? os.tmpdir(),
+    AWS_CONFIG_FILE: '/dev/null',
+    AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
+  };
+  const created = execFileSync('sh', ['-c', sqsLines.join('\n')], {
+    env: noAwsConfig,
+    encoding: 'utf8',
+  });
+  expect(JSON.parse(created)).toEqual({
+    QueueUrl: `http://localhost:${first.port}/sqs/local/demo`,
+  });
+  const boto3 = execFileSync(
+    'sh',
+    [
+      '-c',
+      `. ${awsFile} && python3 -c 'import boto3; print(boto3.client("sqs", endpoint_url="http://localhost:${first.port}/sqs").list_queues()["QueueUrls"])'`,
+    ],
+    { env: noAwsConfig, encoding: 'utf8' },
+  );
+  expect(boto3.trim()).toBe(`['http://localhost:${first.port}/sqs/local/demo']`);
 
   const redisPid = Number(fs.readFileSync(path.join(dataDir, 'redis.pid'), 'utf8'));
   expect(isAlive(redisPid)).toBe(true);
@@ -184,7 +171,7 @@ test('first start prints a token and a curl line that work; SIGTERM stops it and
   const second = await startEmbedded(false);
   expect(second.run.stdout()).not.toContain('rq_');
   expect(second.run.stdout()).toContain(`Dashboard: http://localhost:${second.port}/dashboard/`);
-  expect(second.run.stdout()).toContain('--print-credentials');
+  expect(second.run.stdout()).toContain('run `npx relayq credentials` (in another terminal)');
   const again = await post(second.base, first.token, `${demo}/pull`, {});
   expect(again.body.result.messages.map((m: { body: unknown }) => m.body)).toEqual([
     'kept across restarts',
@@ -216,7 +203,6 @@ test('a missing redis-server stops the start with how to install it or set REDIS
     RELAY_DATA_DIR: path.join(dataDir, 'none'),
     REDIS_SERVER_BIN: '/nonexistent/redis-server',
   });
-  started.push(run);
   expect(await run.exited).toBe(1);
   expect(run.stderr()).toContain('cannot run "/nonexistent/redis-server"');
   expect(run.stderr()).toContain('apt-get install redis-server');
@@ -230,7 +216,6 @@ test('a bad setting stops the start with a message naming it', async () => {
     [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL must'],
   ] as const) {
     const run = serve({ RELAY_DATA_DIR: path.join(dataDir, 'bad'), ...env });
-    started.push(run);
     expect(await run.exited).toBe(2);
     expect(run.stderr()).toContain('relayq: invalid configuration: ');
     expect(run.stderr()).toContain(message);
@@ -255,7 +240,6 @@ describe('with REDIS_URL (production mode)', () => {
       RELAY_DATA_DIR: path.join(dataDir, 'prod'),
       LOG_LEVEL: 'info',
     });
-    started.push(run);
     await eventually(() => run.stdout().includes('relayq listening'), 20_000, 50);
     expect(run.stdout()).not.toContain('RELAY_TOKEN');
     // (the sweeper's partition leases, under {~due<n>}, are no account's keys)

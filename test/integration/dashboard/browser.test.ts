@@ -3,6 +3,7 @@
  * (never a downloaded browser). Screenshots of each page go to
  * test-artifacts/dashboard/ (not committed).
  */
+import { ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,7 +19,12 @@ import { runServer, type RunningServer } from '../../../src/server';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(__dirname, '../../../test-artifacts/dashboard');
 
-const rq = useRelay({ listen: true, flush: false });
+// with an SQS key, so that tokens can be made with AWS credentials
+const rq = useRelay({
+  listen: true,
+  flush: false,
+  env: { RELAY_SQS_SECRET_KEY: 'dashboard-test-sqs-key-0123456789abcdef' },
+});
 let browser: Browser;
 let page: Page;
 
@@ -189,6 +195,17 @@ test('in the channel view an owner creates a webhook URL (shown once), sees it r
   );
   expect(await page.locator('#webhook-rows tr td:nth-child(5)').textContent()).toMatch(/ago$/);
 
+  // its text body is shown as the text it is, not as an escaped JSON string
+  await page.getByRole('button', { name: 'Pull 5 messages' }).click();
+  await page.getByText('Pulled 2 messages; they are hidden for 30 s.').waitFor();
+  const pulled = await page.locator('#peeked li').allTextContents();
+  expect(pulled).toHaveLength(2);
+  expect(pulled[0]).toMatch(/ · json · attempts 1 · metadata \{\}\n1$/);
+  expect(pulled[1]).toContain(' · text · attempts 1 · metadata {"webhook":');
+  expect(pulled[1].endsWith(`\n${body}`)).toBe(true);
+  await page.getByRole('button', { name: 'Ack these' }).click();
+  await page.getByText('Acknowledged 2 messages.').waitFor();
+
   await page.getByRole('button', { name: 'Delete webhook github' }).click();
   await page.getByRole('button', { name: 'Confirm' }).click();
   await page.getByText('Webhook deleted.').waitFor();
@@ -227,14 +244,27 @@ test('the quick start sign-in link opens a signed-in dashboard and leaves no tok
   }
 }, 60_000);
 
-test('the channel view shows and sets the channel settings, and pauses and resumes delivery', async () => {
-  await rq.app.relay.store.accounts.create('globex', 'free');
-  const owner = (await rq.app.relay.relay.tokens.issue('globex', { role: 'owner' })).token;
+/**
+ * A new account with an owner token, and a browser context signed in as that
+ * owner through the quick-start link (`watch` runs before the first load).
+ */
+async function signedInAs(
+  account: string,
+  watch: (p: Page) => void = () => {},
+): Promise<{ p: Page; owner: string; close: () => Promise<void> }> {
+  await rq.app.relay.store.accounts.create(account, 'free');
+  const owner = (await rq.app.relay.relay.tokens.issue(account, { role: 'owner' })).token;
   const context = await browser.newContext();
   const p = await context.newPage();
+  watch(p);
+  await p.goto(signInLink(rq.app.baseUrl, owner));
+  await p.getByRole('heading', { name: 'Usage' }).waitFor();
+  return { p, owner, close: () => context.close() };
+}
+
+test('the channel view shows and sets the channel settings, and pauses and resumes delivery', async () => {
+  const { p, owner, close } = await signedInAs('globex');
   try {
-    await p.goto(signInLink(rq.app.baseUrl, owner));
-    await p.getByRole('heading', { name: 'Usage' }).waitFor();
     await api('POST', '/v1/relay/channels/jobs/messages', owner, { body: 1 });
     await p.getByRole('button', { name: 'Channels' }).click();
     await p.getByRole('button', { name: 'Open channel jobs' }).click();
@@ -262,7 +292,7 @@ test('the channel view shows and sets the channel settings, and pauses and resum
     expect(resumed.body.result.config).toMatchObject({ paused: false });
     await p.screenshot({ path: path.join(SHOTS, 'channel-settings.png') });
   } finally {
-    await context.close();
+    await close();
   }
 }, 60_000);
 
@@ -310,5 +340,103 @@ test('the dashboard line the embedded quick start prints opens a signed-in dashb
     await context.close();
     await running.shutdown();
     fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 60_000);
+
+/** Records what a page logs as an error and every request that failed or was refused. */
+function watchForProblems(p: Page): string[] {
+  const problems: string[] = [];
+  p.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  p.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  p.on('requestfailed', (r) => problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
+  p.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
+  return problems;
+}
+
+test('a signed-in load logs no console error and no failed request; the icon is served', async () => {
+  let problems: string[] = [];
+  const { p, owner, close } = await signedInAs('quiet', (page) => {
+    problems = watchForProblems(page);
+  });
+  try {
+    // a load with the session cookie, then every section
+    await p.reload({ waitUntil: 'networkidle' });
+    await p.getByText('account quiet', { exact: true }).waitFor();
+    await p.getByRole('button', { name: 'Tokens' }).click();
+    await p.locator('#token-rows tr').first().waitFor();
+    await api('POST', '/v1/relay/channels/inbox/messages', owner, { body: 1 });
+    await p.getByRole('button', { name: 'Channels' }).click();
+    await p.locator('#live.on').waitFor();
+    await p.waitForLoadState('networkidle');
+    expect(problems).toEqual([]);
+    const icon = await p.evaluate(async () => {
+      const link = document.querySelector('link[rel="icon"]') as HTMLLinkElement;
+      const res = await fetch(link.href);
+      return { href: link.getAttribute('href'), status: res.status, type: res.type };
+    });
+    expect(icon).toEqual({
+      href: expect.stringMatching(/^\/dashboard\/assets\/favicon\.[0-9a-f]{12}\.ico$/),
+      status: 200,
+      type: 'basic',
+    });
+  } finally {
+    await close();
+  }
+  // where browsers look for it on any page of the origin
+  const favicon = await fetch(`${rq.app.baseUrl}/favicon.ico`);
+  expect(favicon.status).toBe(200);
+  expect(favicon.headers.get('content-type')).toBe('image/x-icon');
+  const bytes = Buffer.from(await favicon.arrayBuffer());
+  expect(bytes.subarray(0, 4)).toEqual(Buffer.from([0, 0, 1, 0])); // an ICO header
+}, 60_000);
+
+test('one pulled message is "1 message"; tokens are made with AWS credentials that SQS clients use', async () => {
+  const { p, owner, close } = await signedInAs('initech');
+  try {
+    await api('POST', '/v1/relay/channels/single/messages', owner, {
+      body: 'just one',
+      content_type: 'text',
+    });
+    await p.getByRole('button', { name: 'Channels' }).click();
+    await p.getByRole('button', { name: 'Open channel single' }).click();
+    await p.getByRole('button', { name: 'Pull 5 messages' }).click();
+    await p.getByText('Pulled 1 message; it is hidden for 30 s.', { exact: true }).waitFor();
+    expect((await p.locator('#peeked li').textContent())?.endsWith('\njust one')).toBe(true);
+    await p.getByRole('button', { name: 'Ack these' }).click();
+    await p.getByText('Acknowledged 1 message.', { exact: true }).waitFor();
+
+    await p.getByRole('button', { name: 'Tokens' }).click();
+    await p.getByLabel('Token name').fill('sqs');
+    await p.getByLabel('AWS credentials').check();
+    await p.getByRole('button', { name: 'Create token' }).click();
+    await p.getByLabel('New token').waitFor();
+    const accessKeyId = await p.getByLabel('AWS access key id').inputValue();
+    const secretAccessKey = await p.getByLabel('AWS secret access key').inputValue();
+    expect(accessKeyId).toMatch(/^RQ[0-9a-f]{16}initech$/);
+    expect(secretAccessKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await p.locator('#token-rows tr', { hasText: accessKeyId }).waitFor();
+    await p.screenshot({ path: path.join(SHOTS, 'token-aws.png') });
+    const sqs = new SQSClient({
+      endpoint: `${rq.app.baseUrl}/sqs`,
+      region: 'us-east-1',
+      credentials: { accessKeyId, secretAccessKey },
+    });
+    try {
+      const listed = await sqs.send(new ListQueuesCommand({}));
+      expect(listed.QueueUrls).toEqual([`${rq.app.baseUrl}/sqs/initech/single`]);
+    } finally {
+      sqs.destroy();
+    }
+    // a token made without them shows none
+    await p.getByLabel('Token name').fill('plain');
+    await p.getByRole('button', { name: 'Create token' }).click();
+    await p.locator('#token-rows tr', { hasText: 'plain' }).waitFor();
+    expect(await p.getByLabel('AWS access key id').isVisible()).toBe(false);
+  } finally {
+    await close();
   }
 }, 60_000);

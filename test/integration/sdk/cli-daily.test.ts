@@ -88,7 +88,7 @@ test('login saves a profile (mode 0600) that later commands use; --profile picks
     code: 2,
     stdout: '',
     stderr:
-      'relayq: no profile named nope (profiles: default, admin); create it with relayq login --profile nope\n',
+      'relayq-client: no profile named nope (profiles: default, admin); create it with relayq-client login --profile nope\n',
   });
   expect((await client(['logout', '--profile', 'admin'])).code).toBe(0);
   expect(json(await client(['profiles', '--json'])).current).toBe('default');
@@ -96,7 +96,7 @@ test('login saves a profile (mode 0600) that later commands use; --profile picks
 
 test('login refuses a token the relay does not accept, and saves nothing', async () => {
   const run = await client(['login', '--url', rq.app.baseUrl, '--token', 'rq_wrong']);
-  expect(run).toEqual({ code: 1, stdout: '', stderr: 'relayq: invalid token (HTTP 401)\n' });
+  expect(run).toEqual({ code: 1, stdout: '', stderr: 'relayq-client: invalid token (HTTP 401)\n' });
   expect(json(await client(['profiles', '--json'])).profiles).toEqual([]);
 });
 
@@ -170,12 +170,15 @@ test('account tokens: create, list and revoke with an owner token', async () => 
     RELAY_TOKEN: token,
   });
   expect(refused.code).toBe(1);
-  expect(refused.stderr).toMatch(/^relayq: .*\(HTTP 403\)\n$/);
+  expect(refused.stderr).toMatch(/^relayq-client: .*\(HTTP 403\)\n$/);
 });
 
 test('exit code 2 for usage errors, the same in both bins', async () => {
   const env = { RELAY_URL: rq.app.baseUrl, RELAY_TOKEN: token };
-  for (const cli of [CLI, CLIENT_CLI]) {
+  for (const [cli, name] of [
+    [CLI, 'relayq'],
+    [CLIENT_CLI, 'relayq-client'],
+  ]) {
     const unknown = await runCli(cli, ['frobnicate'], env);
     expect([unknown.code, unknown.stdout]).toEqual([2, '']);
     expect(unknown.stderr).toMatch(/^error: unknown command 'frobnicate'/);
@@ -190,9 +193,30 @@ test('exit code 2 for usage errors, the same in both bins', async () => {
     expect(badJson).toEqual({
       code: 2,
       stdout: '',
-      stderr: `relayq: --set paused must be JSON (quote strings: '"text"'), not yes\n`,
+      stderr: `${name}: --set paused must be JSON (quote strings: '"text"'), not yes\n`,
     });
     const help = await runCli(cli, ['--help'], env);
     expect(help.code).toBe(0);
+  }
+});
+
+test('errors and hints name the command the user ran', async () => {
+  for (const [cli, name] of [
+    [CLI, 'relayq'],
+    [CLIENT_CLI, 'relayq-client'],
+  ]) {
+    const env = { XDG_CONFIG_HOME: home, RELAY_URL: rq.app.baseUrl };
+    expect(await runCli(cli, ['channels'], env)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `${name}: no relay token: pass --token, set RELAY_TOKEN, or run ${name} login --token <token>\n`,
+    });
+    expect(await runCli(cli, ['whoami', '--profile', 'work'], env)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `${name}: no profile named work; create it with ${name} login --profile work\n`,
+    });
+    const help = await runCli(cli, ['whoami', '--help'], env);
+    expect(help.stdout).toContain(`use this profile of ${name} login`);
   }
 });

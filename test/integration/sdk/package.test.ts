@@ -44,6 +44,13 @@ test('npm pack, install into an empty project, use it against a relay', async ()
   expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
   expect(files.every((f) => /^(dist\/|LICENSE$|README\.md$|package\.json$)/.test(f))).toBe(true);
   expect(files.some((f) => f.startsWith('src/'))).toBe(false);
+  // a plain `npm pack` leaves the tarball in the package (or the repository root): git ignores it
+  for (const where of ['packages/client', '.']) {
+    const tarball = path.join(where, packed.filename);
+    expect(execFileSync('git', ['check-ignore', tarball], { cwd: ROOT, encoding: 'utf8' })).toBe(
+      `${tarball}\n`,
+    );
+  }
 
   // pages load the ES modules as they are: no node: module, ws only through a dynamic import
   const esm = files.filter((f) => f.startsWith('dist/esm/') && f.endsWith('.js'));

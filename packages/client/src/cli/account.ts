@@ -75,7 +75,7 @@ async function profilesCommand(...args: unknown[]) {
   }));
   new Output(flags).result({ file: configFile(), current: data.current, profiles: list }, () =>
     list.length === 0
-      ? `no profiles in ${configFile()}; create one with relayq login`
+      ? `no profiles in ${configFile()}; create one with ${flags.program} login`
       : table([
           ['', 'PROFILE', 'URL', 'ACCOUNT'],
           ...list.map((p) => [p.current ? '*' : '', p.name, p.url, p.account ?? '-']),
@@ -183,7 +183,9 @@ export function registerAccountCommands(program: Command): void {
     .option('--profile <name>', 'profile name')
     .option('--json', 'print JSON')
     .action(logoutCommand);
-  const profiles = program.command('profiles').description('saved profiles of relayq login');
+  const profiles = program
+    .command('profiles')
+    .description(`saved profiles of ${program.name()} login`);
   profiles
     .command('list', { isDefault: true })
     .description('list the saved profiles')

@@ -29,6 +29,8 @@ export interface ConnectionFlags {
   url?: string;
   token?: string;
   profile?: string;
+  /** the program the user ran (`relayq`, `relayq-client`), named in hints */
+  program?: string;
 }
 
 export interface Connection {
@@ -98,13 +100,14 @@ export function checkUrl(url: string, where: string): string {
 /** The relay and token of a command: flags, then environment, then the profile. */
 export function resolveConnection(flags: ConnectionFlags, env: Env = process.env): Connection {
   const named = flags.profile ?? env.RELAY_PROFILE;
+  const program = flags.program ?? 'relayq';
   const file = readProfiles(env);
   const profileName = named ?? file.current;
   const profile = file.profiles[profileName];
   if (named !== undefined && !profile) {
     const known = Object.keys(file.profiles);
     throw new UsageError(
-      `no profile named ${named}${known.length ? ` (profiles: ${known.join(', ')})` : ''}; create it with relayq login --profile ${named}`,
+      `no profile named ${named}${known.length ? ` (profiles: ${known.join(', ')})` : ''}; create it with ${program} login --profile ${named}`,
     );
   }
   const url = flags.url ?? env.RELAY_URL ?? profile?.url ?? DEFAULT_URL;
@@ -115,7 +118,7 @@ export function resolveConnection(flags: ConnectionFlags, env: Env = process.env
   else [token, source] = [profile?.token, `profile ${profileName}`];
   if (!token) {
     throw new UsageError(
-      'no relay token: pass --token, set RELAY_TOKEN, or run relayq login --token <token>',
+      `no relay token: pass --token, set RELAY_TOKEN, or run ${program} login --token <token>`,
     );
   }
   return { url: checkUrl(url, flags.url ? '--url' : 'the relay address'), token, source };

@@ -49,7 +49,7 @@ async function forwardCommand(channel: string, flags: ForwardFlags): Promise<voi
   });
   consumer.on('error', (err: Error) => {
     if (err instanceof DeliveryFailed) return; // already printed as a delivery line
-    process.stderr.write(`relayq: ${err.message}\n`);
+    process.stderr.write(`${flags.program}: ${err.message}\n`);
   });
   await untilSignal(
     () => consumer.stop(),

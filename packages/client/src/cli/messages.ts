@@ -151,7 +151,7 @@ async function tailCommand(channels: string[], flags: TailFlags) {
   });
   consumer.on('error', (err: Error) => {
     if (err instanceof LeaveIt) return;
-    process.stderr.write(`relayq: ${err.message}\n`);
+    process.stderr.write(`${flags.program}: ${err.message}\n`);
   });
   await untilSignal(
     () => consumer.stop(),

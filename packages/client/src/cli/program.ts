@@ -49,6 +49,6 @@ export async function runProgram(program: Command, argv = process.argv): Promise
   try {
     await program.parseAsync(argv);
   } catch (err) {
-    process.exitCode = reportFailure(err);
+    process.exitCode = reportFailure(err, program.name());
   }
 }
