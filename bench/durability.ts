@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, isAlive } from '../src/localProcess';
+import { freePort, isAlive } from '../src/embedded/process';
 
 export interface DurabilityOptions {
   messages: number;

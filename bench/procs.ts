@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../src/localProcess';
+import { freePort } from '../src/embedded/process';
 export { freePort };
 
 const children = new Set<ChildProcess>();

@@ -1,6 +1,6 @@
 /**
  * Entry point: config -> Redis (embedded or not) -> app -> listen -> shutdown.
- * The embedded mode first takes its data dir's lock (dataDirLock.ts): a data
+ * The embedded mode first takes its data dir's lock (src/embedded/lock.ts): a data
  * dir that a live relayq holds is left untouched.
  * On SIGTERM or SIGINT: readiness fails at once, no new connections are taken,
  * requests in flight finish (within RELAY_SHUTDOWN_GRACE_MS), WebSockets close
@@ -10,11 +10,11 @@ import http from 'node:http';
 import type { Logger } from 'pino';
 import { buildApp, type RelayApp } from './app';
 import type { Config } from './config';
-import { lockDataDir, type DataDirLock } from './dataDirLock';
-import { startEmbeddedRedis, type EmbeddedRedis } from './embeddedRedis';
+import { lockDataDir, type DataDirLock } from './embedded/lock';
+import { startEmbeddedRedis, type EmbeddedRedis } from './embedded/redis';
 import { createApiServer } from './web/nodeServer';
-import { withEmbeddedSqsKey } from './sqs/quickStart';
-import { quickStart } from './quickStart';
+import { withEmbeddedSqsKey } from './embedded/sqsQuickStart';
+import { quickStart } from './embedded/quickStart';
 import { connectRedis, createRedis, type RedisClient } from './store/redis';
 import { attachWebSockets, type WebSocketHub } from './ws/server';
 

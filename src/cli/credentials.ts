@@ -4,8 +4,8 @@
  * credentials. Reads files only: it starts, stops and changes nothing.
  */
 import type { Config } from '../config';
-import { dataDirOwner, type DataDirOwner } from '../dataDirLock';
-import { credentialsText, LOCAL_ACCOUNT, readLocalCredentials } from '../localCredentials';
+import { dataDirOwner, type DataDirOwner } from '../embedded/lock';
+import { credentialsText, LOCAL_ACCOUNT, readLocalCredentials } from '../embedded/credentials';
 
 /** Prints the credentials for the relayq that owns the data dir (or none); returns the exit code. */
 export function printCredentials(

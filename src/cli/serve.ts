@@ -1,7 +1,7 @@
 /** `relayq serve`: run the service until SIGTERM or SIGINT. */
 import { ConfigError, loadConfig } from '../config';
-import { DataDirInUseError } from '../dataDirLock';
-import { EmbeddedRedisError } from '../embeddedRedis';
+import { DataDirInUseError } from '../embedded/lock';
+import { EmbeddedRedisError } from '../embedded/redis';
 import { createLogger } from '../logger';
 import { runServer } from '../server';
 import { printCredentials } from './credentials';

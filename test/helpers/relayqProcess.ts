@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../src/localProcess';
+import { freePort } from '../../src/embedded/process';
 import { eventually } from './app';
 import { redisServerBinary } from './redis';
 

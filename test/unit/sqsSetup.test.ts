@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
 import { accessKeyIdFor, parseAccessKeyId, secretFor } from '../../src/auth/awsKeys';
 import { SqsError } from '../../src/sqs/errors';
-import { embeddedSqsSecretKey } from '../../src/sqs/quickStart';
+import { embeddedSqsSecretKey } from '../../src/embedded/sqsQuickStart';
 import { parseAuthorization, signingDate } from '../../src/sqs/signature';
 
 test('RELAY_SQS_SECRET_KEY: unset is null, under 32 characters stops the start', () => {

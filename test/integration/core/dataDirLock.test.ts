@@ -18,7 +18,7 @@ import {
   stopAllRelayq,
   type EmbeddedRun,
 } from '../../helpers/relayqProcess';
-import { isAlive, processStartTime } from '../../../src/localProcess';
+import { isAlive, processStartTime } from '../../../src/embedded/process';
 
 jest.setTimeout(90_000);
 

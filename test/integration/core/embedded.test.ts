@@ -16,7 +16,7 @@ import {
   stopAllRelayq,
   type RelayqProcess,
 } from '../../helpers/relayqProcess';
-import { freePort, isAlive } from '../../../src/localProcess';
+import { freePort, isAlive } from '../../../src/embedded/process';
 
 jest.setTimeout(60_000);
 

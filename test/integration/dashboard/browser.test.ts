@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { signInLink } from '../../../src/quickStart';
+import { signInLink } from '../../../src/embedded/quickStart';
 import { redisServerBinary } from '../../helpers/redis';
 import { useRelay } from '../../helpers/useRelay';
 import { loadConfig } from '../../../src/config';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { accountWithToken, ADMIN_TOKEN, eventually, sleep, startApp } from '../../helpers/app';
 import { startRedis, type TestRedis } from '../../helpers/redis';
-import { freePort } from '../../../src/localProcess';
+import { freePort } from '../../../src/embedded/process';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 let image: string;

@@ -15,9 +15,9 @@ import {
   LOCAL_ACCOUNT,
   QUICK_START_REGION,
   readAwsCredentials,
-} from '../localCredentials';
+} from './credentials';
 
-export { AWS_CREDENTIALS_FILE } from '../localCredentials';
+export { AWS_CREDENTIALS_FILE } from './credentials';
 export const SQS_KEY_FILE = 'sqs-secret-key';
 
 export function embeddedSqsSecretKey(dataDir: string): string {

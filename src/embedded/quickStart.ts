@@ -10,17 +10,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { RelayApp } from './app';
+import type { RelayApp } from '../app';
 import {
   credentialsText,
   LOCAL_ACCOUNT,
   OWNER_TOKEN_FILE,
   readLocalCredentials,
   RELAY_TOKEN_FILE,
-} from './localCredentials';
-import { sqsQuickStart } from './sqs/quickStart';
+} from './credentials';
+import { sqsQuickStart } from './sqsQuickStart';
 
-export { LOCAL_ACCOUNT, OWNER_TOKEN_FILE, RELAY_TOKEN_FILE, signInLink } from './localCredentials';
+export { LOCAL_ACCOUNT, OWNER_TOKEN_FILE, RELAY_TOKEN_FILE, signInLink } from './credentials';
 
 /** How the banner and the docs write the command that prints the credentials again. */
 export const CREDENTIALS_COMMAND = 'npx relayq credentials';

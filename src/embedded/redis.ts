@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { freePort, isAlive, processCommand } from './localProcess';
+import { freePort, isAlive, processCommand } from './process';
 
 export class EmbeddedRedisError extends Error {}
 
@@ -20,7 +20,7 @@ export interface EmbeddedRedis {
 
 /**
  * A redis-server left running by a service that was killed: stop it before
- * starting ours. The caller holds the data directory's lock (dataDirLock.ts),
+ * starting ours. The caller holds the data directory's lock (src/embedded/lock.ts),
  * so no live relayq uses it; a pid that now names another program (its command
  * line does not name the redis-server binary) is left alone.
  */

@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { isAlive, processStartTime } from './localProcess';
+import { isAlive, processStartTime } from './process';
 
 export const LOCK_FILE = 'relayq.lock';
 
