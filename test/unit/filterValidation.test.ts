@@ -1,4 +1,6 @@
 /** Invalid filters: each problem is a FilterError naming its path (src/filters/validate.ts). */
+import fs from 'node:fs';
+import path from 'node:path';
 import { FilterError, MAX_FILTER_BYTES, parseFilter } from '../../src/filters';
 
 /** The error parseFilter throws for `filter` under `path`. */
@@ -254,4 +256,15 @@ test('a valid filter keeps its source as given', () => {
     body: { ref: { $startsWith: 'refs/tags/' } },
   };
   expect(parseFilter(source, 'filter').source).toBe(source);
+});
+
+test('every filter in docs/api/filters.md is valid', () => {
+  const doc = fs.readFileSync(path.join(__dirname, '../../docs/api/filters.md'), 'utf8');
+  const blocks = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]);
+  // the blocks with `//` lines show a message next to filters, one JSON value per line
+  const filters = blocks.flatMap((block) =>
+    block.includes('//') ? block.split('\n').filter((line) => line.startsWith('{"body"')) : [block],
+  );
+  expect(filters.length).toBeGreaterThanOrEqual(10);
+  for (const text of filters) expect(() => parseFilter(JSON.parse(text), 'filter')).not.toThrow();
 });
