@@ -36,6 +36,7 @@ import {
   rsmq,
   type QueueSystem,
 } from './systems';
+import { runFilters } from './filters';
 import { runScale } from './scale';
 import {
   fill,
@@ -356,6 +357,11 @@ async function oneRun(
     } finally {
       await lua.close();
     }
+  }
+  if (want('filters')) {
+    log(`run ${run} filters (in process)`);
+    result.filters = runFilters(s.quick);
+    log('   ', JSON.stringify(result.filters));
   }
   redis.disconnect();
   return result;

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { median, round } from './stats';
+import type { FiltersResult } from './filters';
 import { FLOOR } from './systems';
 import type { FanoutResult, LatencyResult, ScaleResult, W1Result, W2Result } from './workloads';
 
@@ -33,6 +34,8 @@ export interface RunResult {
         bytes_per_msg: number;
       }
     | Record<string, never>;
+  /** filter evaluation, in process (bench/filters.ts) */
+  filters?: FiltersResult;
 }
 
 export interface BenchResults {
@@ -47,8 +50,8 @@ export interface BenchResults {
 }
 
 export interface Target {
-  /** issue 18's list, or the earlier targets that still apply */
-  list: 'issue18' | 'earlier';
+  /** issue 18's list, a later issue's, or the earlier targets that still apply */
+  list: 'issue18' | 'issue27' | 'earlier';
   workload: string;
   target: string;
   measured: string;
@@ -206,6 +209,21 @@ export function targets(runs: RunResult[]): Target[] {
     met: null,
   });
 
+  const evaluated = med(runs, (r) => r.filters?.evaluated.p99_us);
+  out.push(
+    target(
+      'issue27',
+      'Filters',
+      'evaluation p99 ≤ 50 µs (10 conditions, 10 KB body)',
+      evaluated,
+      `p99 ${fmt(evaluated, 1)} µs; ${fmt(
+        med(runs, (r) => r.filters?.with_parse.p99_us),
+        1,
+      )} µs with the body's JSON.parse`,
+      (v) => v <= 50,
+    ),
+  );
+
   out.push({
     list: 'earlier',
     workload: 'W1',
@@ -307,6 +325,7 @@ function markdown(res: BenchResults, chartRel: string, jsonRel: string): string 
   const verdict = (t: Target) => (t.met === null ? 'not run' : t.met ? 'met' : '**missed**');
   for (const [list, title] of [
     ['issue18', 'Targets (issue 18)'],
+    ['issue27', 'Targets (issue 27: routes)'],
     ['earlier', 'Earlier targets that still apply'],
   ] as const) {
     L.push(`### ${title}`);
@@ -454,6 +473,25 @@ function markdown(res: BenchResults, chartRel: string, jsonRel: string): string 
   L.push(
     `Redis memory per stored ~200 B message while filling to ${fmt(st.w5Big)}: ${fmt(med(runs, (r) => r.w5.bytes_per_msg))} B (all bookkeeping: record, queue and expiry index entries).`,
   );
+  if (runs.some((r) => r.filters)) {
+    L.push('');
+    L.push('### Filters (in process, one evaluation at a time)');
+    L.push('');
+    L.push('| Case | p50 µs | p99 µs |');
+    L.push('|---|---|---|');
+    for (const [key, label] of [
+      ['evaluated', '10 conditions, ~10 KB body already parsed'],
+      ['with_parse', "10 conditions, with the text body's JSON.parse"],
+      ['headers_only', 'one header condition (the body is never parsed)'],
+    ] as const) {
+      const g = (k: 'p50_us' | 'p99_us') =>
+        fmt(
+          med(runs, (r) => r.filters?.[key][k]),
+          2,
+        );
+      L.push(`| ${label} | ${g('p50_us')} | ${g('p99_us')} |`);
+    }
+  }
   return L.join('\n');
 }
 
