@@ -27,7 +27,7 @@ local hooks = redis.call('HGETALL', KEYS[13])
 for i = 1, #hooks, 2 do
   local id = hooks[i]
   if not string.find(id, ':', 1, true) and cjson.decode(hooks[i + 1]).channel == ARGV[1] then
-    redis.call('HDEL', KEYS[13], id, id .. ':created', id .. ':count', id .. ':last')
+    redis.call('HDEL', KEYS[13], id, id .. ':created', id .. ':count', id .. ':last', id .. ':refusal')
   end
 end
 local configs = redis.call('HGETALL', k.channels)

@@ -30,6 +30,10 @@ local k = account_keys(1)
 local ch = channel_keys(7)
 local channel = ARGV[4]
 local now = now_ms()
+-- a delivery to a deleted webhook (or a deleted account's) is refused as an unknown URL
+if ARGV[6] ~= '' and redis.call('HEXISTS', KEYS[15], ARGV[6]) == 0 then
+  return redis.error_reply('WEBHOOK_NOT_FOUND')
+end
 local caller = check_caller(k, KEYS[13], KEYS[14], channel, now)
 if caller.err then return caller end
 local max_storage = caller.limits.max_storage_bytes
@@ -39,9 +43,6 @@ local must_exist = ARGV[5] == '1'
 local webhook_id = ARGV[6]
 local n = tonumber(ARGV[7])
 local fanout_window = tonumber(ARGV[8 + 8 * n])
-if webhook_id ~= '' and redis.call('HEXISTS', KEYS[15], webhook_id) == 0 then
-  return redis.error_reply('WEBHOOK_NOT_FOUND')
-end
 local max_stored = caller.limits.storage_ceiling
 
 local dedup_window = DEFAULT_DEDUP_WINDOW_S

@@ -17,8 +17,8 @@ local hooks = KEYS[7]
 if redis.call('EXISTS', k.account) == 0 then
   return redis.error_reply('ACCOUNT_GONE')
 end
--- four fields per webhook: record, created, count, last
-if redis.call('HLEN', hooks) >= tonumber(ARGV[5]) * 4 then
+-- five fields per webhook: record, created, count, last, refusal
+if redis.call('HLEN', hooks) >= tonumber(ARGV[5]) * 5 then
   return redis.error_reply('WEBHOOK_LIMIT ' .. ARGV[5])
 end
 local now = now_ms()
@@ -26,5 +26,5 @@ if not ensure_channel(k, ARGV[1], tonumber(ARGV[2]), now) then
   return redis.error_reply('CHANNEL_LIMIT ' .. ARGV[2])
 end
 redis.call('HSET', hooks, ARGV[3], ARGV[4], ARGV[3] .. ':created', now, ARGV[3] .. ':count', 0,
-  ARGV[3] .. ':last', 0)
+  ARGV[3] .. ':last', 0, ARGV[3] .. ':refusal', '')
 return now

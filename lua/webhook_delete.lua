@@ -11,5 +11,6 @@ local rec = redis.call('HGET', KEYS[1], ARGV[2])
 if not rec or cjson.decode(rec).channel ~= ARGV[1] then
   return redis.error_reply('WEBHOOK_NOT_FOUND')
 end
-redis.call('HDEL', KEYS[1], ARGV[2], ARGV[2] .. ':created', ARGV[2] .. ':count', ARGV[2] .. ':last')
+redis.call('HDEL', KEYS[1], ARGV[2], ARGV[2] .. ':created', ARGV[2] .. ':count', ARGV[2] .. ':last',
+  ARGV[2] .. ':refusal')
 return 1

@@ -14,6 +14,8 @@ export const PLAN_LIMITS = {
   max_websocket_connections: 'open WebSocket connections of the account, across pods',
   max_long_polls: 'concurrent long-poll waits (pulls with `wait_ms`) of the account, across pods',
   max_webhook_bytes: 'largest request body a webhook URL of the account accepts (bytes)',
+  webhook_refusals_per_second:
+    'refused deliveries (a signature that does not verify, a body over max_webhook_bytes) each webhook URL answers per second with their reason; beyond it a 429, with nothing noted (0: unlimited). Refusals never count against the account rate',
 } as const;
 
 export const DEFAULT_MAX_WEBHOOK_BYTES = 1_048_576;
@@ -33,6 +35,7 @@ function defaultPlans(d: PlanDefaults): Record<string, Plan> {
     max_tokens: 100,
     max_long_polls: 1000,
     max_webhook_bytes: DEFAULT_MAX_WEBHOOK_BYTES,
+    webhook_refusals_per_second: 10,
   };
   return {
     free: {
@@ -58,7 +61,11 @@ const PLAN_FIELDS = Object.keys(PLAN_LIMITS) as (keyof Plan)[];
 /** Limits every new plan must set; the others default to the free plan's. */
 const REQUIRED_FIELDS: (keyof Plan)[] = ['max_storage_bytes', 'max_channels', 'retention_seconds'];
 /** Limits where 0 means "unlimited" (rate) or "one second's worth" (burst). */
-const ZERO_ALLOWED = new Set<keyof Plan>(['rate_limit_per_second', 'rate_limit_burst']);
+const ZERO_ALLOWED = new Set<keyof Plan>([
+  'rate_limit_per_second',
+  'rate_limit_burst',
+  'webhook_refusals_per_second',
+]);
 
 export function parsePlans(
   raw: string | undefined,

@@ -312,6 +312,7 @@ export const OPERATIONS: Operation[] = [
             created_at: 1767225600000,
             last_received_at: 1767229200000,
             received_count: 12,
+            last_refusal: { at: 1767229100000, reason: 'timestamp 412 s old; at most 300 s' },
           },
         ],
       },

@@ -202,6 +202,17 @@ export const RESULTS = {
         ...webhookCommon,
         last_received_at: { ...msOrNull, description: 'ms since the epoch; null: never' },
         received_count: integer,
+        last_refusal: {
+          oneOf: [
+            strict({
+              at: { ...integer, description: 'ms since the epoch' },
+              reason: { type: 'string', description: 'the check that failed' },
+            }),
+            { type: 'null' },
+          ],
+          description:
+            'the last refused delivery (a signature that did not verify, a body over max_webhook_bytes); null: none',
+        },
       }),
     },
   }),

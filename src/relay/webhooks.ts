@@ -6,7 +6,7 @@
  */
 import { webhookCaller } from '../auth/credential';
 import { hashSecret, safeEqual } from '../auth/tokens';
-import { RelayError } from '../errors';
+import { RelayError, rateLimited } from '../errors';
 import type { NewMessage, WebhookEntry, WebhookRecord } from '../store/types';
 import type { PlanLimits } from '../types';
 import { checkChannelScope, type AuthContext } from './authorize';
@@ -30,6 +30,8 @@ export const unknownWebhook = () =>
 export function createWebhooks(deps: RelayDeps) {
   const { store } = deps;
   const found = new Map<string, { value: FoundWebhook; at: number }>();
+  /** webhooks whose refusal window is full, until when (this pod answers 429 without Redis) */
+  const refusing = new Map<string, number>();
 
   return {
     /** Stores the webhook (creating its channel if needed); returns its creation time. */
@@ -71,6 +73,46 @@ export function createWebhooks(deps: RelayDeps) {
       }
       if (!safeEqual(hashSecret(secret), value.webhook.key_hash)) throw unknownWebhook();
       return value;
+    },
+
+    /**
+     * Refuses a delivery (its signature, its size) with the reason the sender needs, noted as
+     * the webhook's last_refusal and logged; never counted against the account's rate. Past
+     * the plan's webhook_refusals_per_second for this URL it is a 429, and this pod answers
+     * the rest of that second without Redis.
+     */
+    async refuse(to: FoundWebhook, reason: string, refusal: RelayError): Promise<never> {
+      const key = `${to.account}\u0000${to.webhook.id}`;
+      const now = deps.clock();
+      let until = refusing.get(key) ?? 0;
+      if (until <= now) {
+        refusing.delete(key);
+        const { noted, gone, waitMs } = await store.webhooks.refused(
+          to.account,
+          to.webhook.id,
+          reason,
+        );
+        if (gone) {
+          found.delete(key);
+          throw unknownWebhook();
+        }
+        if (noted) {
+          deps.log.info(
+            { account: to.account, webhook: to.webhook.id, reason },
+            'webhook delivery refused',
+          );
+          throw refusal;
+        }
+        until = now + waitMs;
+        if (refusing.size >= CACHE_MAX) refusing.clear();
+        refusing.set(key, until);
+      }
+      const per = to.limits.webhook_refusals_per_second;
+      throw rateLimited(
+        until - now,
+        (wait) =>
+          `too many refused deliveries to this webhook URL: at most ${per} per second (webhook_refusals_per_second); the last: ${reason}; retry after ${wait} s`,
+      );
     },
 
     /**

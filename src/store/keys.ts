@@ -76,10 +76,16 @@ export const systemKeys = {
   gaugeExpiry: `${PREFIX}:${SYSTEM_TAG}:gauge_expiry`,
 };
 
+/** A webhook's refusal window counter (lua/webhook_refused.lua), expiring with its second. */
+export function webhookRefusalsKey(accountId: string, webhookId: string): string {
+  return `${PREFIX}:{${accountId}}:hookrefusals:${webhookId}`;
+}
+
 /**
  * An account's webhook endpoints (hash): `<id>` -> record json, `<id>:created`,
- * `<id>:count`, `<id>:last` (ms, 0 before the first). Not in accountKeyList: only the webhook
- * scripts and channel_delete take it.
+ * `<id>:count`, `<id>:last` (ms, 0 before the first), `<id>:refusal` (`<ms>|<reason>` of the
+ * last refused delivery, '' before one). Not in accountKeyList: only the webhook scripts and
+ * channel_delete take it.
  */
 export function webhooksKey(accountId: string): string {
   return `${PREFIX}:{${accountId}}:webhooks`;

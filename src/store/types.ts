@@ -242,6 +242,8 @@ export interface WebhookEntry extends WebhookRecord {
   created_ms: number;
   received_count: number;
   last_received_ms: number | null;
+  /** the last refused delivery: when, and the check that failed */
+  last_refusal: { at: number; reason: string } | null;
 }
 
 export interface WebhookLookup {
@@ -256,6 +258,16 @@ export interface WebhookStore {
   list(account: string, channel: string): Promise<WebhookEntry[]>;
   remove(account: string, channel: string, id: string): Promise<void>;
   lookup(account: string, id: string): Promise<WebhookLookup>;
+  /**
+   * Notes a refused delivery as the webhook's last_refusal and counts it in the webhook's
+   * refusal window; noted false (and the wait) when the window is full; gone when the
+   * webhook no longer exists.
+   */
+  refused(
+    account: string,
+    id: string,
+    reason: string,
+  ): Promise<{ noted: boolean; gone: boolean; waitMs: number }>;
 }
 
 export interface Store {

@@ -6,6 +6,11 @@
  */
 import type { StoreContext } from './context';
 import { accountKeyList, webhooksKey } from './keys';
+import {
+  webhookRefusedScript,
+  type WebhookRefusedArgs,
+  type WebhookRefusedReply,
+} from './scripts/webhook_refused';
 import { scriptError } from './storeErrors';
 import type { WebhookEntry, WebhookLookup, WebhookRecord, WebhookStore } from './types';
 
@@ -40,11 +45,15 @@ export function createWebhookStore(ctx: StoreContext): WebhookStore {
         const record = JSON.parse(json) as WebhookRecord;
         if (record.channel !== channel) continue;
         const last = all[`${field}:last`];
+        const refusal = all[`${field}:refusal`] ?? '';
+        const bar = refusal.indexOf('|');
         out.push({
           ...record,
           created_ms: Number(all[`${field}:created`] ?? 0),
           received_count: Number(all[`${field}:count`] ?? 0),
           last_received_ms: last === undefined || last === '0' ? null : Number(last),
+          last_refusal:
+            bar < 0 ? null : { at: Number(refusal.slice(0, bar)), reason: refusal.slice(bar + 1) },
         });
       }
       return out.sort((a, b) => a.created_ms - b.created_ms || a.id.localeCompare(b.id));
@@ -65,6 +74,15 @@ export function createWebhookStore(ctx: StoreContext): WebhookStore {
         [id],
       );
       return { webhook: json ? (JSON.parse(json) as WebhookRecord) : null, plan };
+    },
+
+    async refused(account, id, reason) {
+      const [noted, waitMs] = await ctx.run<WebhookRefusedReply, WebhookRefusedArgs>(
+        webhookRefusedScript,
+        { account, webhooks: true, webhookId: id },
+        { webhook_id: id, reason },
+      );
+      return { noted: noted === 1, gone: noted === -1, waitMs };
     },
   };
 }

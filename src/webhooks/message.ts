@@ -1,9 +1,10 @@
 /**
- * Turns a webhook request into the message the relay stores: the exact body
- * (valid UTF-8 as `text`, anything else as base64 `bytes`) and the request in
- * `metadata.webhook`. Its size, for storage accounting, is the raw body's
- * bytes plus the metadata's JSON: what the sender sent, whatever encoding the
- * body needs to travel as JSON.
+ * Turns a webhook request into the message the relay stores: the exact body and the request
+ * in `metadata.webhook`. A valid UTF-8 body is stored as `text` (JSON-escaped), unless
+ * escaping more than doubles it (control characters, NUL bytes, which JSON writes as
+ * `\u0000`): then, like a body that is not UTF-8, as base64 `bytes` (4/3 of it). Its size, for storage accounting, is what is stored (the
+ * body's JSON text plus the metadata's), as for every message: a body that escapes to six
+ * times its length is charged for what it takes.
  */
 import crypto from 'node:crypto';
 import type { NewMessage } from '../relay';
@@ -19,19 +20,32 @@ export interface WebhookRequest {
   body: Buffer;
   receivedAt: number;
   verified: boolean | null;
+  /** the check that failed, for a delivery kept unverified (on_failure record) */
+  verifyFailure?: string | null;
   dedupId: string | null;
 }
 
-function bodyOf(bytes: Buffer): { contentType: 'text' | 'bytes'; body: string } {
+/** The body as stored: its JSON text and its content type. */
+function bodyOf(bytes: Buffer): { contentType: 'text' | 'bytes'; bodyJson: string } {
+  const base64 = () => ({
+    contentType: 'bytes' as const,
+    bodyJson: `"${bytes.toString('base64')}"`,
+  });
+  let text: string;
   try {
-    return { contentType: 'text', body: strictUtf8.decode(bytes) };
+    text = strictUtf8.decode(bytes);
   } catch {
-    return { contentType: 'bytes', body: bytes.toString('base64') };
+    return base64();
   }
+  const json = JSON.stringify(text);
+  // quotes and backslashes escape to two characters; only \u00XX escapes go beyond that
+  return Buffer.byteLength(json) > 2 * bytes.length + 2
+    ? base64()
+    : { contentType: 'text', bodyJson: json };
 }
 
 export function webhookMessage(request: WebhookRequest): NewMessage {
-  const { contentType, body } = bodyOf(request.body);
+  const { contentType, bodyJson } = bodyOf(request.body);
   const metadataJson = JSON.stringify({
     webhook: {
       id: request.webhookId,
@@ -40,15 +54,16 @@ export function webhookMessage(request: WebhookRequest): NewMessage {
       headers: request.headers,
       received_at: request.receivedAt,
       verified: request.verified,
+      ...(request.verifyFailure ? { verify_failure: request.verifyFailure } : {}),
     },
   });
   return {
     id: crypto.randomUUID(),
     delayMs: 0,
-    size: request.body.length + Buffer.byteLength(metadataJson),
+    size: Buffer.byteLength(bodyJson) + Buffer.byteLength(metadataJson),
     contentType,
     dedupId: request.dedupId,
     metadataJson,
-    bodyJson: JSON.stringify(body),
+    bodyJson,
   };
 }

@@ -38,19 +38,30 @@ export function webhookReceiver(relay: Relay): Router {
     if (!key) throw unknownWebhook();
     const found = await relay.webhooks.find(key.accountId, key.webhookId, key.secret);
     const { webhook } = found;
-    const body = await readExactBody(req, found.limits.max_webhook_bytes);
+    const max = found.limits.max_webhook_bytes;
+    let body: Buffer;
+    try {
+      body = await readExactBody(req, max);
+    } catch (err) {
+      if (!(err instanceof RelayError) || err.code !== 'body_too_large') throw err;
+      return relay.webhooks.refuse(found, `body over ${max} bytes (max_webhook_bytes)`, err);
+    }
     const headers = allHeaders(req);
     let verified: boolean | null = null;
+    let failure: string | null = null;
     if (webhook.verify) {
+      const { scheme, on_failure } = webhook.verify;
       const secret = openSecret(webhook.verify.secret, relay.config.webhookSecretKey, webhook.id);
-      verified = verifyDelivery(
-        { ...webhook.verify, secret },
-        { body, headers, nowMs: Date.now() },
-      );
-      if (!verified && webhook.verify.on_failure === 'reject') {
-        throw new RelayError(
-          'invalid_credential',
-          `webhook signature verification failed (scheme ${webhook.verify.scheme}); nothing was stored`,
+      failure = verifyDelivery({ ...webhook.verify, secret }, { body, headers, nowMs: Date.now() });
+      verified = failure === null;
+      if (failure !== null && on_failure === 'reject') {
+        return relay.webhooks.refuse(
+          found,
+          failure,
+          new RelayError(
+            'invalid_credential',
+            `webhook signature verification failed (scheme ${scheme}): ${failure}; nothing was stored`,
+          ),
         );
       }
     }
@@ -62,7 +73,10 @@ export function webhookReceiver(relay: Relay): Router {
       body,
       receivedAt: Date.now(),
       verified,
-      dedupId: dedupIdOf(webhook, headers, body),
+      verifyFailure: failure,
+      // an unverified delivery (on_failure record) neither claims nor matches a dedup id:
+      // a forgery must not take a genuine delivery's place
+      dedupId: verified === false ? null : dedupIdOf(webhook, headers, body),
     });
     // one call: the webhook still exists, the account's rate counted, the delivery counted
     return { id: await relay.webhooks.deliver(found, message) };

@@ -32,6 +32,7 @@ function listEntry(entry: WebhookEntry) {
     created_at: entry.created_ms,
     last_received_at: entry.last_received_ms,
     received_count: entry.received_count,
+    last_refusal: entry.last_refusal,
   };
 }
 

@@ -63,6 +63,9 @@ export interface WebhookSettings {
 
 /** Validates the body; returns the settings to store (header names in lower case). */
 export function validateCreateWebhook(body: unknown): WebhookSettings {
+  // said plainly, before the schema's "must be at least 1 characters"
+  const given = (body as { verify?: { secret?: unknown } } | null)?.verify?.secret;
+  if (given === '') throw invalidField('verify.secret is empty');
   const input = validateWebhookBody(body);
   const v = input.verify;
   checkHeaderName(input.dedup_header, 'dedup_header');

@@ -21,6 +21,8 @@ export interface TestApp {
 export async function startApp(
   redis: TestRedis,
   env: Record<string, string> = {},
+  /** the pod's logger (default: silent), for tests that read the log */
+  logger: pino.Logger = pino({ level: 'silent' }),
 ): Promise<TestApp> {
   const config = loadConfig({
     ...redis.env,
@@ -30,7 +32,7 @@ export async function startApp(
     ...env,
   });
   const client = createRedis(config.redis);
-  const relay = buildApp({ config, redis: client, logger: pino({ level: 'silent' }) });
+  const relay = buildApp({ config, redis: client, logger });
   // every response of a test app is checked against the OpenAPI document
   relay.app = withResponseCheck(relay.app);
   await relay.start();

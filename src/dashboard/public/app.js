@@ -332,6 +332,13 @@ async function loadWebhooks() {
       el('td', describeVerify(w.verify)),
       el('td', w.received_count),
       el('td', w.last_received_at === null ? 'never' : `${age(w.last_received_at)} ago`),
+      el(
+        'td',
+        w.last_refusal === null
+          ? 'none'
+          : `${age(w.last_refusal.at)} ago: ${w.last_refusal.reason}`,
+        { 'data-refusal': '' },
+      ),
     );
     const td = el('td');
     const remove = el('button', 'Delete', {

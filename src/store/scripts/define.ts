@@ -5,7 +5,14 @@
  * test/unit/luaHeaders.test.ts checks each module's KEYS groups and ARGV names against
  * the script's header.
  */
-import { accountRateKey, channelKeyList, accountKeyList, rateLimitKey, webhooksKey } from '../keys';
+import {
+  accountKeyList,
+  accountRateKey,
+  channelKeyList,
+  rateLimitKey,
+  webhookRefusalsKey,
+  webhooksKey,
+} from '../keys';
 import type { Caller } from '../../types';
 import type { ScriptName } from './index';
 
@@ -21,6 +28,7 @@ export const KEY_GROUPS = {
   caller: ['rate', 'token_rate'],
   deadLetter: ['q', 'f', 'm', 'x', 'd', 'dx'],
   webhooks: ['webhooks'],
+  refusals: ['refusals'],
 } as const;
 
 export type KeyGroup = keyof typeof KEY_GROUPS;
@@ -60,6 +68,8 @@ export interface ScriptKeys {
   deadLetter?: string | null;
   /** true to pass the account's webhooks hash (left out otherwise) */
   webhooks?: boolean;
+  /** the webhook whose refusal window the script counts (the refusals group) */
+  webhookId?: string;
 }
 
 const KEY_CACHE_MAX = 10_000;
@@ -91,6 +101,8 @@ export function scriptKeys<A extends object>(spec: ScriptSpec<A>, on: ScriptKeys
       keys.push(...channelKeyList(on.account, on.deadLetter));
     } else if (group === 'webhooks' && on.webhooks) {
       keys.push(webhooksKey(on.account));
+    } else if (group === 'refusals') {
+      keys.push(webhookRefusalsKey(on.account, required(spec, on.webhookId, 'refusals')));
     }
   }
   return keys;

@@ -47,6 +47,7 @@ export const SCRIPT_KEY_COUNTS = {
   webhook_create: 7,
   webhook_delete: 1,
   webhook_lookup: 7,
+  webhook_refused: 8,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;

@@ -26,12 +26,13 @@ const STORAGE_CEILING = 1_048_576;
 const WEBHOOK_METADATA_ROOM = 65_536;
 
 /**
- * The storage layer's ceiling on one message's size: 1 MiB, or more for a plan
- * whose webhook bodies may be larger (a webhook message's size counts its raw
- * body bytes plus its metadata).
+ * The storage layer's ceiling on one message's size: 1 MiB, or more for a plan whose webhook
+ * bodies may be larger. A webhook body is stored as JSON text, which at most doubles it
+ * (src/webhooks/message.ts keeps anything that would grow more as base64), and a message's
+ * size is what is stored.
  */
 export function storageCeiling(limits: PlanLimits): number {
-  return Math.max(STORAGE_CEILING, limits.max_webhook_bytes + WEBHOOK_METADATA_ROOM);
+  return Math.max(STORAGE_CEILING, 2 * limits.max_webhook_bytes + WEBHOOK_METADATA_ROOM);
 }
 
 /** What the scripts read of a plan: its limits and the figures derived from them. */

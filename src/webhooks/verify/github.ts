@@ -1,10 +1,13 @@
 /** GitHub: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(secret, body)>`. */
-import { decodeSignature, header, hmacSha256, sameBytes } from './hmac';
-import type { Delivery } from './types';
+import { NO_MATCH, decodeSignature, header, hmacSha256, sameBytes } from './hmac';
+import type { Delivery, Refusal } from './types';
 
-export function verifyGithub(secret: string, delivery: Delivery): boolean {
+export function verifyGithub(secret: string, delivery: Delivery): Refusal {
   const value = header(delivery.headers, 'x-hub-signature-256');
-  if (!value.startsWith('sha256=')) return false;
-  const given = decodeSignature(value.slice('sha256='.length), 'hex');
-  return given !== null && sameBytes(hmacSha256(secret, delivery.body), given);
+  if (value === '') return 'missing X-Hub-Signature-256 header';
+  const given = value.startsWith('sha256=')
+    ? decodeSignature(value.slice('sha256='.length), 'hex')
+    : null;
+  if (given === null) return 'X-Hub-Signature-256 is not sha256=<hex>';
+  return sameBytes(hmacSha256(secret, delivery.body), given) ? null : NO_MATCH;
 }

@@ -25,10 +25,18 @@ export function decodeSignature(text: string, encoding: 'hex' | 'base64'): Buffe
 /** Seconds a signed timestamp may be away from now (Stripe's and Standard Webhooks' default). */
 export const TOLERANCE_SECONDS = 300;
 
-export function withinTolerance(timestamp: string, nowMs: number): boolean {
-  if (!/^\d{1,12}$/.test(timestamp)) return false;
-  return Math.abs(nowMs / 1000 - Number(timestamp)) <= TOLERANCE_SECONDS;
+/** Why a signed timestamp is refused (not a number, too old, too far ahead), or null. */
+export function timestampRefusal(name: string, timestamp: string, nowMs: number): string | null {
+  if (timestamp === '') return `missing ${name}`;
+  if (!/^\d{1,12}$/.test(timestamp)) return `${name} is not a Unix time in seconds`;
+  const age = Math.round(nowMs / 1000 - Number(timestamp));
+  if (age > TOLERANCE_SECONDS) return `timestamp ${age} s old; at most ${TOLERANCE_SECONDS} s`;
+  if (-age > TOLERANCE_SECONDS)
+    return `timestamp ${-age} s in the future; at most ${TOLERANCE_SECONDS} s`;
+  return null;
 }
+
+export const NO_MATCH = 'signature does not match';
 
 /** A request's single header value ('' when absent). */
 export function header(headers: Record<string, string>, name: string): string {

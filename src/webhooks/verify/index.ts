@@ -4,12 +4,12 @@ import { verifyHmacSha256 } from './generic';
 import { verifyGithub } from './github';
 import { verifyStandardWebhooks } from './standardWebhooks';
 import { verifyStripe } from './stripe';
-import type { Delivery } from './types';
+import type { Delivery, Refusal } from './types';
 
-export type { Delivery } from './types';
+export type { Delivery, Refusal } from './types';
 
-/** true when the signature is valid, false otherwise. */
-export function verifyDelivery(verify: WebhookVerify, delivery: Delivery): boolean {
+/** null when the delivery is signed as it should be, else the check that failed. */
+export function verifyDelivery(verify: WebhookVerify, delivery: Delivery): Refusal {
   switch (verify.scheme) {
     case 'github':
       return verifyGithub(verify.secret, delivery);

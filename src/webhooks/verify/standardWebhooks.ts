@@ -5,8 +5,8 @@
  * several space-separated entries; any v1 match counts. The timestamp must be
  * within 300 s of now.
  */
-import { decodeSignature, header, hmacSha256, sameBytes, withinTolerance } from './hmac';
-import type { Delivery } from './types';
+import { NO_MATCH, decodeSignature, header, hmacSha256, sameBytes, timestampRefusal } from './hmac';
+import type { Delivery, Refusal } from './types';
 
 const SECRET = /^whsec_([A-Za-z0-9+/]+={0,2})$/;
 
@@ -27,18 +27,27 @@ export function deliveryId(headers: Record<string, string>): string {
   return either(headers, 'id');
 }
 
-export function verifyStandardWebhooks(secret: string, delivery: Delivery): boolean {
+export function verifyStandardWebhooks(secret: string, delivery: Delivery): Refusal {
   const key = standardWebhooksKey(secret);
+  if (key === null) return "the webhook's secret is not a whsec_ secret";
   const id = either(delivery.headers, 'id');
+  if (id === '') return 'missing webhook-id header';
+  const stale = timestampRefusal(
+    'webhook-timestamp header',
+    either(delivery.headers, 'timestamp'),
+    delivery.nowMs,
+  );
+  if (stale !== null) return stale;
+  const signatures = either(delivery.headers, 'signature');
+  if (signatures === '') return 'missing webhook-signature header';
   const timestamp = either(delivery.headers, 'timestamp');
-  if (key === null || id === '' || !withinTolerance(timestamp, delivery.nowMs)) return false;
   const expected = hmacSha256(key, `${id}.${timestamp}.`, delivery.body);
   let match = false;
-  for (const entry of either(delivery.headers, 'signature').split(' ')) {
+  for (const entry of signatures.split(' ')) {
     const comma = entry.indexOf(',');
     if (comma < 0 || entry.slice(0, comma) !== 'v1') continue;
     const given = decodeSignature(entry.slice(comma + 1), 'base64');
     if (given !== null && sameBytes(expected, given)) match = true;
   }
-  return match;
+  return match ? null : NO_MATCH;
 }
