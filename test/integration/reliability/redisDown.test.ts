@@ -12,13 +12,13 @@ import { ADMIN_TOKEN, accountWithToken, eventually } from '../../helpers/app';
 import { RESUBSCRIBE_SPREAD_MS } from '../../../src/store/events';
 import { startSingleRedis } from '../../helpers/redis';
 import { useRelay } from '../../helpers/useRelay';
-import { openSocket, upgradeRefusal, wsUrl, type TestSocket } from '../../helpers/wsSocket';
+import { refusedUpgrade, subscribe, type Subscriber } from '../../helpers/ws';
 
 jest.setTimeout(60_000);
 
 let dataDir = '';
 let auth: string;
-let socket: TestSocket | null = null;
+let socket: Subscriber | null = null;
 // declared first, so that the socket closes before useRelay() closes the pod
 afterAll(() => socket?.close());
 const rq = useRelay({
@@ -156,13 +156,12 @@ test('a frozen Redis (SIGSTOP): 503 within the 2 s command timeout, never a hang
 });
 
 test('a stopped Redis: 503 at once, WebSockets stay open; after restart everything recovers by itself', async () => {
-  socket = await openSocket(wsUrl(rq.app.baseUrl, `${base}/subscribe`), auth);
-  await socket.waitFor((e) => e.type === 'subscribed');
+  socket = await subscribe(rq.app, `${base}/subscribe`, auth);
 
   await rq.redis.pause();
   await expectAllUnavailable();
   // A new subscription is refused with the 503 envelope before any upgrade.
-  const refused = await upgradeRefusal(wsUrl(rq.app.baseUrl, `${base}/subscribe`), {
+  const refused = await refusedUpgrade(rq.app, `${base}/subscribe`, {
     Authorization: auth,
   });
   expect(refused.status).toBe(503);
@@ -184,7 +183,11 @@ test('a stopped Redis: 503 at once, WebSockets stay open; after restart everythi
     10_000,
     300,
   );
-  expect(socket.events).toContainEqual({ type: 'new_message', channelId: 'orders' });
+  expect(socket.events).toContainEqual({
+    type: 'new_message',
+    channelId: 'orders',
+    at: expect.any(Number),
+  });
   // The catch-up frames after the resubscription (spread over RESUBSCRIBE_SPREAD_MS from
   // it, which came before the frame just seen) are over before the lease below begins.
   await new Promise((r) => setTimeout(r, RESUBSCRIBE_SPREAD_MS + 100));
