@@ -5,9 +5,6 @@
  * open; when Redis is back the service recovers by itself: requests, scripts
  * (NOSCRIPT after a restart), the sweeper and WebSocket events.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { ADMIN_TOKEN, accountWithToken, eventually } from '../../helpers/app';
 import { RESUBSCRIBE_SPREAD_MS } from '../../../src/store/events';
 import { startSingleRedis } from '../../helpers/redis';
@@ -16,7 +13,6 @@ import { refusedUpgrade, subscribe, type Subscriber } from '../../helpers/ws';
 
 jest.setTimeout(60_000);
 
-let dataDir = '';
 let auth: string;
 let socket: Subscriber | null = null;
 // declared first, so that the socket closes before useRelay() closes the pod
@@ -25,11 +21,9 @@ const rq = useRelay({
   listen: true,
   env: { RELAY_SWEEP_INTERVAL_MS: '50' },
   flush: false,
-  // Persistent, so that the account and tokens survive the restart of redis-server.
-  redis: () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relayq-down-'));
-    return startSingleRedis(['--dir', dataDir, '--appendonly', 'yes']);
-  },
+  // Persistent (in the server's own --dir), so that the account and tokens survive the
+  // restart of redis-server.
+  redis: () => startSingleRedis(['--appendonly', 'yes']),
 });
 
 const UNAVAILABLE = {
@@ -49,7 +43,6 @@ const base = '/v1/relay/channels/orders/messages';
 beforeAll(async () => {
   ({ auth } = await accountWithToken(rq.app, 'acme'));
 });
-afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 type Call = [string, () => Promise<{ status: number; body: unknown }>];
 
