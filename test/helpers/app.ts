@@ -95,6 +95,14 @@ export async function accountWithToken(
   return { token: issued.token, auth: `Bearer ${issued.token}`, tokenId: issued.id };
 }
 
+/** The account's stored bytes, through the admin API. */
+export async function storageBytes(app: TestApp, account: string): Promise<number> {
+  const res = await app.http
+    .get(`/v1/admin/accounts/${account}`)
+    .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+  return res.body.result.usage.storage_bytes;
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls until check() is true or the timeout passes. */

@@ -2,9 +2,14 @@
  * A private redis-server per test file, on a free port, from the redis-server
  * on PATH (REDISMS_SYSTEM_BINARY): never the machine's 6379, never a mock.
  * Tests use it through TestRedis, which hides the topology, so that the same
- * test file can run on one Redis or on a Redis Cluster.
+ * test file can run on one Redis or on a Redis Cluster. Every server works in
+ * a temporary directory of its own (--dir), removed when it stops: whatever it
+ * writes (a replica's dump.rdb, an append-only file) never lands in the repo.
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import Redis from 'ioredis';
 import { RedisMemoryServer } from 'redis-memory-server';
 
@@ -40,10 +45,15 @@ export interface SingleTestRedis extends TestRedis {
   resume(): Promise<void>;
 }
 
+/**
+ * One redis-server without persistence; `extraArgs` come last and win (the
+ * data survive pause() and resume() with ['--appendonly', 'yes']).
+ */
 export async function startSingleRedis(extraArgs: string[] = []): Promise<SingleTestRedis> {
   process.env.REDISMS_SYSTEM_BINARY = redisServerBinary();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relayq-redis-'));
   const server = new RedisMemoryServer({
-    instance: { args: ['--save', '', '--appendonly', 'no', ...extraArgs] },
+    instance: { args: ['--dir', dir, '--save', '', '--appendonly', 'no', ...extraArgs] },
   });
   const host = await server.getHost();
   const port = await server.getPort();
@@ -63,6 +73,7 @@ export async function startSingleRedis(extraArgs: string[] = []): Promise<Single
     stop: async () => {
       client.disconnect();
       await server.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
     },
     pause: async () => {
       await server.stop();

@@ -5,15 +5,10 @@ import {
   eventually,
   sleep,
   startApp,
-} from '../../helpers/app';
-import {
-  accountId,
-  client,
-  errorEnvelope,
   storageBytes,
-  accountOnPods,
-  useTwoPods,
-} from './client';
+} from '../../helpers/app';
+import { accountId, accountOnPods, useTwoPods } from '../../helpers/pods';
+import { relay, errorEnvelope } from '../../helpers/relayClient';
 
 const pods = useTwoPods();
 
@@ -133,12 +128,12 @@ describe('channel configuration', () => {
     const id = accountId('dl-scope');
     await accountWithToken(pods.a, id);
     const { auth } = await accountWithToken(pods.a, id, { channels: ['orders', 'orders-dlq'] });
-    const ca = client(pods.a, auth);
+    const ca = relay(pods.a, auth);
     expect((await ca.configure('orders', { dead_letter_channel: 'orders-dlq' })).status).toBe(200);
     const put = await ca.configure('orders', { dead_letter_channel: 'elsewhere' });
     expect(put.status).toBe(403);
     expect(put.body).toEqual(errorEnvelope(403, 'this token may not use channel elsewhere'));
-    const redrive = await ca.post(ca.path('orders-dlq', '/redrive'), { to: 'elsewhere' });
+    const redrive = await ca.redrive('orders-dlq', { to: 'elsewhere' });
     expect(redrive.status).toBe(403);
     expect(redrive.body).toEqual(errorEnvelope(403, 'this token may not use channel elsewhere'));
     expect((await ca.channel('orders')).body.result.config.dead_letter_channel).toBe('orders-dlq');
@@ -149,16 +144,16 @@ describe('dead-lettering', () => {
   test('a message whose last lease ends goes to the dead-letter channel as it was sent', async () => {
     const { ca, cb, id: account } = await setup();
     await ca.configure('orders', { max_attempts: 1, dead_letter_channel: 'orders-dlq' });
-    const id = await ca.send('orders', {
+    const id = await ca.sendOk('orders', {
       body: 'plain text',
       content_type: 'text',
       metadata: { tenant: 't1', n: [1, 2] },
     });
     const stored = await storageBytes(pods.a, account);
-    const [m] = (await cb.pull('orders', { visibility_timeout_ms: 1000 })).messages;
+    const [m] = (await cb.pullOk('orders', { visibility_timeout_ms: 1000 })).messages;
     expect(m.attempts).toBe(1);
     // The sweeper moves it once the lease ends, and announces it on the dead-letter channel.
-    const [dead] = (await ca.pull('orders-dlq', { wait_ms: 5000 })).messages;
+    const [dead] = (await ca.pullOk('orders-dlq', { wait_ms: 5000 })).messages;
     expect(dead).toEqual({
       body: 'plain text',
       id,
@@ -169,49 +164,51 @@ describe('dead-lettering', () => {
       content_type: 'text',
       dead_letter: { source_channel: 'orders', attempts: 1 },
     });
-    expect(await ca.pull('orders')).toEqual({ message_backlog_count: 0, messages: [] });
+    expect(await ca.pullOk('orders')).toEqual({ message_backlog_count: 0, messages: [] });
     // Still stored, now in the dead-letter channel.
     expect(await storageBytes(pods.a, account)).toBe(stored);
     expect((await ca.channel('orders')).body.result.storage_bytes).toBe(0);
     expect((await ca.channel('orders-dlq')).body.result.storage_bytes).toBe(stored);
     // The old lease is gone with the move.
-    expect(await ca.ack('orders', { lease_ids: [m.lease_id] })).toEqual({ acked_count: 0 });
-    expect(await ca.ack('orders-dlq', { lease_ids: [dead.lease_id] })).toEqual({ acked_count: 1 });
+    expect(await ca.ackOk('orders', { lease_ids: [m.lease_id] })).toEqual({ acked_count: 0 });
+    expect(await ca.ackOk('orders-dlq', { lease_ids: [dead.lease_id] })).toEqual({
+      acked_count: 1,
+    });
     expect(await storageBytes(pods.a, account)).toBe(0);
   });
 
   test('by default a message is delivered 3 times, then dead-lettered with attempts 3', async () => {
     const { ca, cb } = await setup();
     await ca.configure('orders', { dead_letter_channel: 'orders-dlq' });
-    const id = await ca.send('orders', { body: { n: 1 } });
+    const id = await ca.sendOk('orders', { body: { n: 1 } });
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const pulled = await (attempt % 2 ? ca : cb).pull('orders', {
+      const pulled = await (attempt % 2 ? ca : cb).pullOk('orders', {
         visibility_timeout_ms: 1000,
         wait_ms: 5000,
       });
       expect(pulled.messages.map((m) => [m.id, m.attempts])).toEqual([[id, attempt]]);
     }
-    const dead = await ca.pull('orders-dlq', { wait_ms: 5000 });
+    const dead = await ca.pullOk('orders-dlq', { wait_ms: 5000 });
     expect(dead.messages.map((m) => [m.id, m.attempts, m.dead_letter])).toEqual([
       [id, 1, { source_channel: 'orders', attempts: 3 }],
     ]);
-    expect(await ca.pull('orders')).toEqual({ message_backlog_count: 0, messages: [] });
+    expect(await ca.pullOk('orders')).toEqual({ message_backlog_count: 0, messages: [] });
   });
 
   test('a pull that finds an ended last lease dead-letters it (sweepers stopped)', async () => {
     const { ca, id: account } = await setup();
     await ca.configure('orders', { max_attempts: 1, dead_letter_channel: 'orders-dlq' });
-    const ids = await ca.sendBatch('orders', { messages: [{ body: 1 }, { body: 2 }] });
-    await ca.pull('orders', { visibility_timeout_ms: 1000, batch_size: 1 });
+    const ids = await ca.batchOk('orders', { messages: [{ body: 1 }, { body: 2 }] });
+    await ca.pullOk('orders', { visibility_timeout_ms: 1000, batch_size: 1 });
     await pods.a.relay.sweeper.stop();
     await pods.b.relay.sweeper.stop();
     try {
       await sleep(1200);
-      const pulled = await ca.pull('orders');
+      const pulled = await ca.pullOk('orders');
       // The first message left for the dead-letter channel; the second is delivered.
       expect(pulled.messages.map((m) => [m.id, m.attempts])).toEqual([[ids[1], 1]]);
       expect(pulled.message_backlog_count).toBe(1);
-      const dead = await ca.pull('orders-dlq');
+      const dead = await ca.pullOk('orders-dlq');
       expect(dead.messages.map((m) => [m.id, m.dead_letter])).toEqual([
         [ids[0], { source_channel: 'orders', attempts: 1 }],
       ]);
@@ -225,11 +222,11 @@ describe('dead-lettering', () => {
   test('without a dead-letter channel the message is discarded and its storage freed', async () => {
     const { ca, id: account } = await setup();
     await ca.configure('orders', { max_attempts: 1 });
-    await ca.send('orders', { body: 'gone' });
+    await ca.sendOk('orders', { body: 'gone' });
     expect(await storageBytes(pods.a, account)).toBe(8);
-    await ca.pull('orders', { visibility_timeout_ms: 1000 });
+    await ca.pullOk('orders', { visibility_timeout_ms: 1000 });
     await eventually(async () => (await storageBytes(pods.a, account)) === 0, 5000);
-    expect(await ca.pull('orders')).toEqual({ message_backlog_count: 0, messages: [] });
+    expect(await ca.pullOk('orders')).toEqual({ message_backlog_count: 0, messages: [] });
     const channels = await pods.a.http
       .get('/v1/relay/channels')
       .set('Authorization', (await accountWithToken(pods.a, account)).auth);
@@ -239,43 +236,43 @@ describe('dead-lettering', () => {
   test('max_attempts is per channel: 5 deliveries before dead-lettering', async () => {
     const { ca } = await setup();
     await ca.configure('orders', { max_attempts: 5, dead_letter_channel: 'dlq' });
-    const id = await ca.send('orders', { body: 1 });
+    const id = await ca.sendOk('orders', { body: 1 });
     for (let attempt = 1; attempt <= 5; attempt++) {
-      const [m] = (await ca.pull('orders')).messages;
+      const [m] = (await ca.pullOk('orders')).messages;
       expect([m.id, m.attempts]).toEqual([id, attempt]);
-      await ca.ack('orders', { retries: [{ lease_id: m.lease_id }] });
+      await ca.retryOk('orders', [{ lease_id: m.lease_id }]);
     }
-    const [dead] = (await ca.pull('dlq')).messages;
+    const [dead] = (await ca.pullOk('dlq')).messages;
     expect(dead.dead_letter).toEqual({ source_channel: 'orders', attempts: 5 });
   });
 
   test('a dead-letter channel changed on another instance is used at once', async () => {
     const { ca, cb } = await setup();
     await ca.configure('orders', { max_attempts: 1, dead_letter_channel: 'old-dlq' });
-    await ca.send('orders', { body: 1 });
-    const [first] = (await ca.pull('orders')).messages;
-    await ca.ack('orders', { retries: [{ lease_id: first.lease_id }] }); // a now knows old-dlq
-    expect((await ca.pull('old-dlq')).messages).toHaveLength(1);
+    await ca.sendOk('orders', { body: 1 });
+    const [first] = (await ca.pullOk('orders')).messages;
+    await ca.retryOk('orders', [{ lease_id: first.lease_id }]); // a now knows old-dlq
+    expect((await ca.pullOk('old-dlq')).messages).toHaveLength(1);
     await cb.configure('orders', { dead_letter_channel: 'new-dlq' });
-    const id = await cb.send('orders', { body: 2 });
-    const [second] = (await ca.pull('orders')).messages;
-    await ca.ack('orders', { retries: [{ lease_id: second.lease_id }] });
-    expect((await ca.pull('new-dlq')).messages.map((m) => m.id)).toEqual([id]);
-    expect((await ca.pull('old-dlq')).message_backlog_count).toBe(1); // only the first, in flight
+    const id = await cb.sendOk('orders', { body: 2 });
+    const [second] = (await ca.pullOk('orders')).messages;
+    await ca.retryOk('orders', [{ lease_id: second.lease_id }]);
+    expect((await ca.pullOk('new-dlq')).messages.map((m) => m.id)).toEqual([id]);
+    expect((await ca.pullOk('old-dlq')).message_backlog_count).toBe(1); // only the first, in flight
   });
 
   test('a dead-letter channel removed on another instance is honoured at once', async () => {
     const { ca, cb, id: account } = await setup();
     await ca.configure('orders', { max_attempts: 1, dead_letter_channel: 'dlq' });
-    await ca.sendBatch('orders', { messages: [{ body: 1 }, { body: 2 }] });
-    const [first, second] = (await ca.pull('orders')).messages;
-    await ca.ack('orders', { retries: [{ lease_id: first.lease_id }] }); // a now knows dlq
+    await ca.batchOk('orders', { messages: [{ body: 1 }, { body: 2 }] });
+    const [first, second] = (await ca.pullOk('orders')).messages;
+    await ca.retryOk('orders', [{ lease_id: first.lease_id }]); // a now knows dlq
     await cb.configure('orders', { dead_letter_channel: null });
-    expect(await ca.ack('orders', { retries: [{ lease_id: second.lease_id }] })).toEqual({
+    expect(await ca.retryOk('orders', [{ lease_id: second.lease_id }])).toEqual({
       acked_count: 0,
       retried_count: 1,
     });
-    expect((await ca.pull('dlq')).messages.map((m) => m.id)).toEqual([first.id]);
+    expect((await ca.pullOk('dlq')).messages.map((m) => m.id)).toEqual([first.id]);
     expect(await storageBytes(pods.a, account)).toBe(3); // the discarded one is freed
   });
 
@@ -286,15 +283,15 @@ describe('dead-lettering', () => {
     try {
       const id = accountId('dl-retention');
       await short.relay.store.accounts.create(id, 'brief');
-      const cs = client(short, (await accountWithToken(short, id)).auth);
+      const cs = relay(short, (await accountWithToken(short, id)).auth);
       await cs.configure('orders', { max_attempts: 1, dead_letter_channel: 'orders-dlq' });
-      await cs.send('orders', { body: 1 });
-      const [m] = (await cs.pull('orders')).messages;
-      await cs.ack('orders', { retries: [{ lease_id: m.lease_id }] });
+      await cs.sendOk('orders', { body: 1 });
+      const [m] = (await cs.pullOk('orders')).messages;
+      await cs.retryOk('orders', [{ lease_id: m.lease_id }]);
       expect((await cs.channel('orders-dlq')).body.result.queued).toBe(1);
       expect(await storageBytes(short, id)).toBe(3);
       await eventually(async () => (await storageBytes(short, id)) === 0, 6000);
-      expect(await cs.pull('orders-dlq')).toEqual({ message_backlog_count: 0, messages: [] });
+      expect(await cs.pullOk('orders-dlq')).toEqual({ message_backlog_count: 0, messages: [] });
     } finally {
       await short.close();
     }
@@ -305,18 +302,19 @@ describe('dead-lettering', () => {
     await ca.configure('orders', { max_attempts: 1, dead_letter_channel: 'orders-dlq' });
     const big = 'x'.repeat(120_000);
     const sent = [];
-    for (let i = 0; i < 83; i++) sent.push(await ca.send('orders', { body: big }));
-    const pulled = (await ca.pull('orders', { batch_size: 100 })).messages;
+    for (let i = 0; i < 83; i++) sent.push(await ca.sendOk('orders', { body: big }));
+    const pulled = (await ca.pullOk('orders', { batch_size: 100 })).messages;
     expect(pulled).toHaveLength(83);
     for (let i = 0; i < pulled.length; i += 50) {
-      await ca.ack('orders', {
-        retries: pulled.slice(i, i + 50).map((m) => ({ lease_id: m.lease_id })),
-      });
+      await ca.retryOk(
+        'orders',
+        pulled.slice(i, i + 50).map((m) => ({ lease_id: m.lease_id })),
+      );
     }
-    expect((await ca.pull('orders')).message_backlog_count).toBe(0);
+    expect((await ca.pullOk('orders')).message_backlog_count).toBe(0);
     expect(await storageBytes(pods.a, account)).toBe(83 * 120_004);
     // 83 x 120004 = 9960332 bytes held; one more message would pass 10 MB.
-    const res = await ca.post(ca.path('orders'), { body: big });
+    const res = await ca.send('orders', { body: big });
     expect(res.status).toBe(403);
     expect(res.body).toEqual(
       errorEnvelope(

@@ -6,7 +6,7 @@
  */
 import { sleep, startListeningApp, type ListeningApp } from '../../helpers/app';
 import { closeClients, countEvents, newMessage, subscribe } from '../../helpers/ws';
-import { accountOnPods, useTwoPods } from './client';
+import { accountOnPods, useTwoPods } from '../../helpers/pods';
 
 const pods = useTwoPods<ListeningApp>(startListeningApp);
 const setup = () => accountOnPods(pods, 'pause');
@@ -17,9 +17,9 @@ test('a paused channel accepts sends, answers pulls with none, and delivers afte
   const paused = await ca.configure('orders', { paused: true });
   expect(paused.status).toBe(200);
   expect(paused.body.result.config.paused).toBe(true);
-  const id = await ca.send('orders', { body: 'held' });
-  const [b1, b2] = await cb.sendBatch('orders', { messages: [{ body: 1 }, { body: 2 }] });
-  const pulled = await cb.pull('orders', { batch_size: 10 });
+  const id = await ca.sendOk('orders', { body: 'held' });
+  const [b1, b2] = await cb.batchOk('orders', { messages: [{ body: 1 }, { body: 2 }] });
+  const pulled = await cb.pullOk('orders', { batch_size: 10 });
   expect(pulled).toEqual({ message_backlog_count: 3, messages: [] });
   const stats = (await cb.channel('orders')).body.result;
   expect(stats).toMatchObject({ queued: 3, in_flight: 0 });
@@ -27,19 +27,19 @@ test('a paused channel accepts sends, answers pulls with none, and delivers afte
 
   const resumed = await cb.configure('orders', { paused: false });
   expect(resumed.body.result.config.paused).toBe(false);
-  const after = await ca.pull('orders', { batch_size: 10 });
+  const after = await ca.pullOk('orders', { batch_size: 10 });
   expect(after.messages.map((m) => m.id)).toEqual([id, b1, b2]);
 });
 
 test('a long poll on a paused channel waits, and wakes when another pod resumes it', async () => {
   const { ca, cb } = await setup();
   await ca.configure('orders', { paused: true });
-  await ca.send('orders', { body: 'waiting' });
+  await ca.sendOk('orders', { body: 'waiting' });
   const start = Date.now();
-  const waiting = ca.pull('orders', { wait_ms: 15000 });
+  const waiting = ca.pullOk('orders', { wait_ms: 15000 });
   await sleep(500);
   // A send while paused does not wake it either.
-  await cb.send('orders', { body: 'also waiting' });
+  await cb.sendOk('orders', { body: 'also waiting' });
   await sleep(300);
   await cb.configure('orders', { paused: false });
   const result = await waiting;
@@ -52,35 +52,35 @@ test('a long poll on a paused channel waits, and wakes when another pod resumes 
 test('a long poll that ends while paused answers none', async () => {
   const { ca } = await setup();
   await ca.configure('orders', { paused: true });
-  await ca.send('orders', { body: 'held' });
-  const result = await ca.pull('orders', { wait_ms: 600 });
+  await ca.sendOk('orders', { body: 'held' });
+  const result = await ca.pullOk('orders', { wait_ms: 600 });
   expect(result).toEqual({ message_backlog_count: 1, messages: [] });
 });
 
 test('leases already out run their course: they can be acked, extended, and end unredelivered', async () => {
   const { ca, cb } = await setup();
-  await ca.sendBatch('orders', { messages: [{ body: 'acked' }, { body: 'lapses' }] });
-  const out = await ca.pull('orders', { batch_size: 2, visibility_timeout_ms: 1000 });
+  await ca.batchOk('orders', { messages: [{ body: 'acked' }, { body: 'lapses' }] });
+  const out = await ca.pullOk('orders', { batch_size: 2, visibility_timeout_ms: 1000 });
   expect(out.messages).toHaveLength(2);
   await cb.configure('orders', { paused: true });
-  expect(await ca.extend('orders', { lease_ids: [out.messages[0].lease_id] })).toBe(1);
-  expect(await ca.ack('orders', { lease_ids: [out.messages[0].lease_id] })).toEqual({
+  expect(await ca.extendOk('orders', { lease_ids: [out.messages[0].lease_id] })).toBe(1);
+  expect(await ca.ackOk('orders', { lease_ids: [out.messages[0].lease_id] })).toEqual({
     acked_count: 1,
   });
   // The other lease ends while paused: the message waits, not redelivered.
   await sleep(1300);
-  expect((await cb.pull('orders')).messages).toEqual([]);
+  expect((await cb.pullOk('orders')).messages).toEqual([]);
   const stats = (await cb.channel('orders')).body.result;
   expect(stats).toMatchObject({ queued: 1, in_flight: 0 });
   await cb.configure('orders', { paused: false });
-  const again = await ca.pull('orders');
+  const again = await ca.pullOk('orders');
   expect(again.messages.map((m) => [m.body, m.attempts])).toEqual([['lapses', 2]]);
 });
 
 test('retention still applies while paused', async () => {
   const { ca } = await setup();
   await ca.configure('orders', { paused: true, retention_seconds: 1 });
-  await ca.send('orders', { body: 'expires' });
+  await ca.sendOk('orders', { body: 'expires' });
   const start = Date.now();
   let stats = (await ca.channel('orders')).body.result;
   while (stats.queued > 0 && Date.now() - start < 5000) {
@@ -89,7 +89,7 @@ test('retention still applies while paused', async () => {
   }
   expect(stats).toMatchObject({ queued: 0, storage_bytes: 0 });
   await ca.configure('orders', { paused: false });
-  expect((await ca.pull('orders')).messages).toEqual([]);
+  expect((await ca.pullOk('orders')).messages).toEqual([]);
 });
 
 test('WebSocket subscribers get no new_message while paused, then one on resume', async () => {
@@ -100,11 +100,11 @@ test('WebSocket subscribers get no new_message while paused, then one on resume'
     subscribe(pods.a, path, auth),
   ]);
   await ca.configure('orders', { paused: true });
-  await ca.send('orders', { body: 1 });
-  await cb.send('orders', { body: 2 });
-  await cb.sendBatch('orders', { messages: [{ body: 3 }, { body: 4 }] });
+  await ca.sendOk('orders', { body: 1 });
+  await cb.sendOk('orders', { body: 2 });
+  await cb.batchOk('orders', { messages: [{ body: 3 }, { body: 4 }] });
   // A delay ending while paused is not announced either.
-  await cb.send('orders', { body: 5, delay_seconds: 0.3 });
+  await cb.sendOk('orders', { body: 5, delay_seconds: 0.3 });
   await sleep(800);
   expect(countEvents(onA.events, newMessage('orders'))).toBe(0);
   expect(countEvents(onB.events, newMessage('orders'))).toBe(0);
@@ -124,9 +124,9 @@ test('WebSocket subscribers get no new_message while paused, then one on resume'
 
 test('a pause set on one pod holds for pulls on the other at once', async () => {
   const { ca, cb } = await setup();
-  await ca.send('orders', { body: 'x' });
+  await ca.sendOk('orders', { body: 'x' });
   await ca.configure('orders', { paused: true });
-  expect((await cb.pull('orders')).messages).toEqual([]);
+  expect((await cb.pullOk('orders')).messages).toEqual([]);
   await ca.configure('orders', { paused: false });
-  expect((await cb.pull('orders')).messages).toHaveLength(1);
+  expect((await cb.pullOk('orders')).messages).toHaveLength(1);
 });

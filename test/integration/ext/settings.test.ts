@@ -4,7 +4,8 @@
  * edges, and null resetting them. Pause is in pause.test.ts.
  */
 import { DEFAULT_CHANNEL_CONFIG } from '../../helpers/app';
-import { errorEnvelope, accountOnPods, useTwoPods, type client } from './client';
+import { accountOnPods, useTwoPods } from '../../helpers/pods';
+import { errorEnvelope, type Client } from '../../helpers/relayClient';
 
 const pods = useTwoPods();
 const setup = () => accountOnPods(pods, 'set');
@@ -12,10 +13,10 @@ const setup = () => accountOnPods(pods, 'set');
 const FREE_RETENTION = DEFAULT_CHANNEL_CONFIG.retention_seconds;
 
 /** Pulls until a message comes (a lease ended) or 5 s pass. */
-async function pullSoon(c: ReturnType<typeof client>) {
+async function pullSoon(c: Client) {
   const start = Date.now();
   for (;;) {
-    const r = await c.pull('orders');
+    const r = await c.pullOk('orders');
     if (r.messages.length > 0 || Date.now() - start > 5000) return r;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -23,7 +24,7 @@ async function pullSoon(c: ReturnType<typeof client>) {
 
 test('a new channel shows every setting at its default', async () => {
   const { ca } = await setup();
-  await ca.send('orders', { body: 1 });
+  await ca.sendOk('orders', { body: 1 });
   const res = await ca.channel('orders');
   expect(res.body.result.config).toEqual(DEFAULT_CHANNEL_CONFIG);
 });
@@ -116,36 +117,36 @@ test('null resets a setting to its default; omitting it keeps it', async () => {
 test('delay_seconds delays sends that set none; a send or batch delay overrides it, 0 included', async () => {
   const { ca } = await setup();
   await ca.configure('orders', { delay_seconds: 600 });
-  await ca.send('orders', { body: 'default' });
-  const now = await ca.send('orders', { body: 'now', delay_seconds: 0 });
-  const [batchNow] = await ca.sendBatch('orders', { messages: [{ body: 'b' }], delay_seconds: 0 });
-  await ca.sendBatch('orders', { messages: [{ body: 'bd' }] });
-  const pulled = await ca.pull('orders', { batch_size: 10 });
+  await ca.sendOk('orders', { body: 'default' });
+  const now = await ca.sendOk('orders', { body: 'now', delay_seconds: 0 });
+  const [batchNow] = await ca.batchOk('orders', { messages: [{ body: 'b' }], delay_seconds: 0 });
+  await ca.batchOk('orders', { messages: [{ body: 'bd' }] });
+  const pulled = await ca.pullOk('orders', { batch_size: 10 });
   expect(pulled.messages.map((m) => m.id)).toEqual([now, batchNow]);
   const stats = (await ca.channel('orders')).body.result;
   expect(stats.delayed).toBe(2);
   // Reset: sends that set none are available at once again.
   await ca.configure('orders', { delay_seconds: null });
-  const later = await ca.send('orders', { body: 'later' });
-  expect((await ca.pull('orders')).messages.map((m) => m.id)).toEqual([later]);
+  const later = await ca.sendOk('orders', { body: 'later' });
+  expect((await ca.pullOk('orders')).messages.map((m) => m.id)).toEqual([later]);
 });
 
 test('visibility_timeout_ms is the lease of pulls and extends that set none', async () => {
   const { ca, cb } = await setup();
   await ca.configure('orders', { visibility_timeout_ms: 1000 });
-  await ca.send('orders', { body: 'short' });
-  const first = await ca.pull('orders');
+  await ca.sendOk('orders', { body: 'short' });
+  const first = await ca.pullOk('orders');
   expect(first.messages).toHaveLength(1);
   const again = await pullSoon(cb);
   // The 1 s lease ended (a 30 s default would not have).
   expect(again.messages.map((m) => m.attempts)).toEqual([2]);
   // An explicit visibility still wins: 60 s keeps it leased.
-  await ca.ack('orders', { lease_ids: [again.messages[0].lease_id] });
-  await ca.send('orders', { body: 'long' });
-  const long = await ca.pull('orders', { visibility_timeout_ms: 60000 });
+  await ca.ackOk('orders', { lease_ids: [again.messages[0].lease_id] });
+  await ca.sendOk('orders', { body: 'long' });
+  const long = await ca.pullOk('orders', { visibility_timeout_ms: 60000 });
   expect(long.messages).toHaveLength(1);
   // Extend without a visibility uses the channel's 1 s: the lease ends soon after.
-  expect(await ca.extend('orders', { lease_ids: [long.messages[0].lease_id] })).toBe(1);
+  expect(await ca.extendOk('orders', { lease_ids: [long.messages[0].lease_id] })).toBe(1);
   const back = await pullSoon(cb);
   expect(back.messages.map((m) => m.attempts)).toEqual([2]);
 });
@@ -153,7 +154,7 @@ test('visibility_timeout_ms is the lease of pulls and extends that set none', as
 test('retention_seconds shortens the life of messages sent after it is set', async () => {
   const { ca } = await setup();
   await ca.configure('orders', { retention_seconds: 1 });
-  await ca.send('orders', { body: 'brief' });
+  await ca.sendOk('orders', { body: 'brief' });
   const stats = (await ca.channel('orders')).body.result;
   expect(stats.expiring_within_1h).toBe(1);
   const start = Date.now();
@@ -163,10 +164,10 @@ test('retention_seconds shortens the life of messages sent after it is set', asy
     left = (await ca.channel('orders')).body.result.queued;
   }
   expect(left).toBe(0);
-  expect((await ca.pull('orders')).messages).toEqual([]);
+  expect((await ca.pullOk('orders')).messages).toEqual([]);
   // Reset: the plan's retention again, far beyond the hour.
   await ca.configure('orders', { retention_seconds: null });
-  await ca.send('orders', { body: 'kept' });
+  await ca.sendOk('orders', { body: 'kept' });
   expect((await ca.channel('orders')).body.result.expiring_within_1h).toBe(0);
 });
 
@@ -174,7 +175,7 @@ test('GET shows oldest_message_age_seconds from Redis time, null when empty', as
   const { ca } = await setup();
   await ca.configure('orders', {});
   expect((await ca.channel('orders')).body.result.oldest_message_age_seconds).toBeNull();
-  await ca.send('orders', { body: 1 });
+  await ca.sendOk('orders', { body: 1 });
   await new Promise((r) => setTimeout(r, 1100));
   const age = (await ca.channel('orders')).body.result.oldest_message_age_seconds;
   expect(age).toBeGreaterThanOrEqual(1);

@@ -13,7 +13,7 @@ import {
 import { useRelay } from '../../helpers/useRelay';
 import { defineScripts } from '../../../src/store/scripts';
 import { systemKeys } from '../../../src/store/keys';
-import { client } from '../ext/client';
+import { relay } from '../../helpers/relayClient';
 import { sample } from './serve';
 
 const env = {
@@ -85,16 +85,16 @@ test('gauges follow sends, pulls, acks, dead-lettering, expiry and purge across 
   await rq.redis.flush();
   const acme = await accountWithToken(rq.a, 'acme');
   const globex = await accountWithToken(rq.a, 'globex', { plan: 'brief' });
-  const ca = client(rq.a, acme.auth);
-  const cb = client(rq.b, acme.auth);
-  const gb = client(rq.b, globex.auth);
+  const ca = relay(rq.a, acme.auth);
+  const cb = relay(rq.b, acme.auth);
+  const gb = relay(rq.b, globex.auth);
   const none = { queued: 0, delayed: 0, in_flight: 0, dead_letter: 0, storage_bytes: 0 };
   await expectGauges({ ...none, accounts: 2, channels: 0 });
 
   // sends on both pods: 3 available, 1 delayed
-  await ca.sendBatch('orders', { messages: [{ body: 1 }, { body: 2 }] });
-  await cb.send('orders', { body: 3 });
-  await cb.send('orders', { body: 4, delay_seconds: 600 });
+  await ca.batchOk('orders', { messages: [{ body: 1 }, { body: 2 }] });
+  await cb.sendOk('orders', { body: 3 });
+  await cb.sendOk('orders', { body: 4, delay_seconds: 600 });
   const bytes4 = await storedBytes('acme');
   await expectGauges({
     ...none,
@@ -106,7 +106,7 @@ test('gauges follow sends, pulls, acks, dead-lettering, expiry and purge across 
   });
 
   // pull 2 on pod b, ack 1 on pod a
-  const pulled = await cb.pull('orders', { batch_size: 2, visibility_timeout_ms: 600000 });
+  const pulled = await cb.pullOk('orders', { batch_size: 2, visibility_timeout_ms: 600000 });
   await expectGauges({
     ...none,
     queued: 1,
@@ -116,7 +116,7 @@ test('gauges follow sends, pulls, acks, dead-lettering, expiry and purge across 
     accounts: 2,
     channels: 1,
   });
-  await ca.ack('orders', { lease_ids: [pulled.messages[0].lease_id] });
+  await ca.ackOk('orders', { lease_ids: [pulled.messages[0].lease_id] });
   const bytes3 = await storedBytes('acme');
   expect(bytes3).toBeLessThan(bytes4);
   await expectGauges({
@@ -131,8 +131,8 @@ test('gauges follow sends, pulls, acks, dead-lettering, expiry and purge across 
 
   // dead-lettering: one delivery allowed, the lease ends, the sweeper moves it
   await ca.configure('jobs', { max_attempts: 1, dead_letter_channel: 'jobs-dlq' });
-  await ca.send('jobs', { body: 'fails' });
-  await cb.pull('jobs', { visibility_timeout_ms: 1000 });
+  await ca.sendOk('jobs', { body: 'fails' });
+  await cb.pullOk('jobs', { visibility_timeout_ms: 1000 });
   await eventually(async () => (await ca.channel('jobs-dlq')).body.result.queued === 1, 8000);
   const bytesDl = await storedBytes('acme');
   const deadLettered = {
@@ -147,13 +147,13 @@ test('gauges follow sends, pulls, acks, dead-lettering, expiry and purge across 
   await expectGauges(deadLettered);
 
   // expiry: globex keeps messages 1 s; the sweeper deletes them
-  await gb.sendBatch('brief', { messages: [{ body: 'a' }, { body: 'b' }] });
+  await gb.batchOk('brief', { messages: [{ body: 'a' }, { body: 'b' }] });
   await eventually(async () => (await storedBytes('globex')) === 0, 8000);
   // (globex's channel remains, empty)
   await expectGauges({ ...deadLettered, channels: 4 });
 
   // purge on pod b empties orders (queued, delayed and in flight)
-  await cb.post(cb.path('orders', '/purge'), {});
+  await cb.purge('orders');
   const left = await storedBytes('acme');
   await expectGauges({
     ...none,
@@ -212,7 +212,7 @@ test('gauges follow sends, pulls, acks, dead-lettering, expiry and purge across 
 test('a pod that starts later folds what is already stored (full pass)', async () => {
   await rq.redis.flush();
   const acme = await accountWithToken(rq.a, 'acme');
-  await client(rq.a, acme.auth).sendBatch('orders', { messages: [{ body: 1 }, { body: 2 }] });
+  await relay(rq.a, acme.auth).batchOk('orders', { messages: [{ body: 1 }, { body: 2 }] });
   await eventually(async () => (await gauges(rq.a)).queued === 2, 8000);
   // Forget the folded totals, as if no pod had folded them: a fresh pod rebuilds them.
   await rq.a.redis.del('rq:{~sys}:gauges', 'rq:{~sys}:gauge_accounts', 'rq:{~sys}:gauge_oldest');
@@ -231,7 +231,7 @@ test('under concurrent sends, pulls and acks on both pods the gauges settle on t
   const clients = [];
   for (const id of accounts) {
     const { auth } = await accountWithToken(rq.a, id);
-    clients.push(client(rq.a, auth), client(rq.b, auth));
+    clients.push(relay(rq.a, auth), relay(rq.b, auth));
   }
   // 2 s of traffic: each worker sends, pulls (long leases: nothing changes by time after) and acks some
   const until = Date.now() + 2000;
@@ -239,10 +239,10 @@ test('under concurrent sends, pulls and acks on both pods the gauges settle on t
     clients.map(async (c, i) => {
       while (Date.now() < until) {
         const channel = `ch${i % 3}`;
-        await c.sendBatch(channel, { messages: [{ body: i }, { body: i + 1 }, { body: i + 2 }] });
-        const pulled = await c.pull(channel, { batch_size: 2, visibility_timeout_ms: 600000 });
+        await c.batchOk(channel, { messages: [{ body: i }, { body: i + 1 }, { body: i + 2 }] });
+        const pulled = await c.pullOk(channel, { batch_size: 2, visibility_timeout_ms: 600000 });
         if (pulled.messages.length > 0)
-          await c.ack(channel, { lease_ids: [pulled.messages[0].lease_id] });
+          await c.ackOk(channel, { lease_ids: [pulled.messages[0].lease_id] });
       }
     }),
   );

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { accountWithToken } from '../../helpers/app';
 import { useRelay } from '../../helpers/useRelay';
-import { client } from '../ext/client';
+import { relay } from '../../helpers/relayClient';
 import { serve, type ServedApp } from './serve';
 
 const DIR = path.resolve(__dirname, '../../../k8s/monitoring');
@@ -107,10 +107,10 @@ beforeAll(async () => {
   served = await serve(rq.redis, { RELAY_METRICS_ACCOUNTS: 'acme', LOG_LEVEL: 'silent' });
   // Traffic, so that labelled series have samples.
   const { auth } = await accountWithToken(served.app, 'acme');
-  const c = client(served.app, auth);
-  await c.send('orders', { body: 1 });
-  const pulled = await c.pull('orders');
-  await c.ack('orders', { lease_ids: [pulled.messages[0].lease_id] });
+  const c = relay(served.app, auth);
+  await c.sendOk('orders', { body: 1 });
+  const pulled = await c.pullOk('orders');
+  await c.ackOk('orders', { lease_ids: [pulled.messages[0].lease_id] });
   metricsText = await (await fetch(`${served.metricsUrl}/metrics`)).text();
   const declared = new Map<string, string[]>();
   for (const metric of served.running.relay.metrics.registry.getMetricsAsArray()) {

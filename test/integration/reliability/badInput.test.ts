@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { ADMIN_TOKEN, accountWithToken } from '../../helpers/app';
 import { useRelay } from '../../helpers/useRelay';
-import { upgradeRefusal, wsUrl } from '../../helpers/wsSocket';
+import { refusedUpgrade } from '../../helpers/ws';
 
 jest.setTimeout(60_000);
 
@@ -505,10 +505,9 @@ describe('adversarial bodies, each refused with a clear error', () => {
   });
 
   test('duplicate query parameters on the multi-channel subscription are refused before the upgrade', async () => {
-    const refused = await upgradeRefusal(
-      wsUrl(rq.app.baseUrl, '/v1/relay/subscribe?channels=a&channels=b'),
-      { Authorization: auth },
-    );
+    const refused = await refusedUpgrade(rq.app, '/v1/relay/subscribe?channels=a&channels=b', {
+      Authorization: auth,
+    });
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({
       success: false,

@@ -19,7 +19,7 @@ import {
   type TestApp,
 } from '../../helpers/app';
 import { useRelay } from '../../helpers/useRelay';
-import { openSocket, upgradeRefusal, wsUrl } from '../../helpers/wsSocket';
+import { refusedUpgrade, subscribe } from '../../helpers/ws';
 
 jest.setTimeout(30_000);
 
@@ -75,8 +75,7 @@ describe('tenant isolation: a token of account A against everything of account B
     const bIds: string[] = [bPull.body.result.messages[0].id];
     const bTokenId = b.tokenId;
 
-    const socketA = await openSocket(wsUrl(rq.app.baseUrl, `${mb('orders')}/subscribe`), a.auth);
-    await socketA.waitFor((e) => e.type === 'subscribed');
+    const socketA = await subscribe(rq.app, `${mb('orders')}/subscribe`, a.auth);
     const bBefore = await accountState('bravo');
     const h = a.auth;
 
@@ -301,16 +300,13 @@ describe('tokens', () => {
     }
     const list = await client.get('/v1/relay/channels').set('Authorization', scoped.auth);
     expect(list.body.result.channels).toEqual([]);
-    const single = await upgradeRefusal(wsUrl(rq.app.baseUrl, `${mb('secret')}/subscribe`), {
+    const single = await refusedUpgrade(rq.app, `${mb('secret')}/subscribe`, {
       Authorization: scoped.auth,
     });
     expect([single.status, single.body]).toEqual([403, forbidden]);
-    const multi = await upgradeRefusal(
-      wsUrl(rq.app.baseUrl, '/v1/relay/subscribe?channels=allowed,secret'),
-      {
-        Authorization: scoped.auth,
-      },
-    );
+    const multi = await refusedUpgrade(rq.app, '/v1/relay/subscribe?channels=allowed,secret', {
+      Authorization: scoped.auth,
+    });
     expect([multi.status, multi.body]).toEqual([403, forbidden]);
     const ok = await client.post(mb('allowed')).set('Authorization', scoped.auth).send({ body: 1 });
     expect(ok.status).toBe(200);
@@ -328,8 +324,7 @@ describe('tokens', () => {
 
   test('a revoked token is refused from the next request on, and its WebSockets are closed with 1008', async () => {
     const t = await accountWithToken(rq.app, 'alpha');
-    const socket = await openSocket(wsUrl(rq.app.baseUrl, `${mb('orders')}/subscribe`), t.auth);
-    await socket.waitFor((e) => e.type === 'subscribed');
+    const socket = await subscribe(rq.app, `${mb('orders')}/subscribe`, t.auth);
     const revoked = await client
       .delete(`/v1/admin/accounts/alpha/tokens/${t.tokenId}`)
       .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
@@ -342,7 +337,7 @@ describe('tokens', () => {
       new Promise((resolve) => (timer = setTimeout(() => resolve(null), 5000))),
     ]);
     clearTimeout(timer);
-    expect(closed).toEqual({ code: 1008, reason: 'token revoked' });
+    expect(closed).toEqual({ code: 1008, reason: 'token revoked', at: expect.any(Number) });
   });
 
   test('malformed tokens and headers are a 401 naming the problem', async () => {

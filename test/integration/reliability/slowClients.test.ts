@@ -10,11 +10,11 @@ import { MAX_CHANNELS_PER_SUBSCRIPTION } from '../../../src/ws/upgrade';
 import { runServer, type RunningServer } from '../../../src/server';
 import { ADMIN_TOKEN, accountWithToken, eventually, startListeningApp } from '../../helpers/app';
 import { useRelay } from '../../helpers/useRelay';
-import { openSocket, upgradeRefusal, wsUrl, type TestSocket } from '../../helpers/wsSocket';
+import { refusedUpgrade, subscribe, type Subscriber } from '../../helpers/ws';
 
 jest.setTimeout(30_000);
 
-const sockets: TestSocket[] = [];
+const sockets: Subscriber[] = [];
 // declared first, so that the sockets close before useRelay() closes the pod
 afterAll(async () => {
   for (const s of sockets) await s.close();
@@ -71,9 +71,9 @@ test('the running server has header and request timeouts and answers oversized h
 
 test('WebSocket connections per token are limited: 429 with Retry-After before the upgrade', async () => {
   const t = await accountWithToken(rq.app, 'acme');
-  const url = wsUrl(rq.app.baseUrl, '/v1/relay/channels/orders/messages/subscribe');
-  sockets.push(await openSocket(url, t.auth), await openSocket(url, t.auth));
-  const refused = await upgradeRefusal(url, { Authorization: t.auth });
+  const path = '/v1/relay/channels/orders/messages/subscribe';
+  sockets.push(await subscribe(rq.app, path, t.auth), await subscribe(rq.app, path, t.auth));
+  const refused = await refusedUpgrade(rq.app, path, { Authorization: t.auth });
   expect(refused.status).toBe(429);
   expect(refused.headers['retry-after']).toBe('5');
   expect(refused.body).toEqual(
@@ -84,12 +84,12 @@ test('WebSocket connections per token are limited: 429 with Retry-After before t
   );
   // Another token of the same account has its own allowance.
   const other = await accountWithToken(rq.app, 'acme');
-  sockets.push(await openSocket(url, other.auth));
+  sockets.push(await subscribe(rq.app, path, other.auth));
   // A closed connection frees its slot.
   await sockets[0].close();
   await eventually(async () => {
     try {
-      sockets.push(await openSocket(url, t.auth));
+      sockets.push(await subscribe(rq.app, path, t.auth));
       return true;
     } catch {
       return false;
@@ -101,22 +101,16 @@ test('a multi-channel subscription lists at most 100 channels', async () => {
   const t = await accountWithToken(rq.app, 'multi');
   const ids = (n: number) => Array.from({ length: n }, (_, i) => `c${i}`).join(',');
   expect(MAX_CHANNELS_PER_SUBSCRIPTION).toBe(100);
-  const refused = await upgradeRefusal(
-    wsUrl(rq.app.baseUrl, `/v1/relay/subscribe?channels=${ids(101)}`),
-    {
-      Authorization: t.auth,
-    },
-  );
+  const refused = await refusedUpgrade(rq.app, `/v1/relay/subscribe?channels=${ids(101)}`, {
+    Authorization: t.auth,
+  });
   expect([refused.status, refused.body]).toEqual([
     400,
     err(400, 'channels must list at most 100 channel ids'),
   ]);
-  const socket = await openSocket(
-    wsUrl(rq.app.baseUrl, `/v1/relay/subscribe?channels=${ids(100)}`),
-    t.auth,
-  );
+  const socket = await subscribe(rq.app, `/v1/relay/subscribe?channels=${ids(100)}`, t.auth);
   sockets.push(socket);
-  const hello = (await socket.waitFor((e) => e.type === 'subscribed')) as { channels: string[] };
+  const { hello } = socket;
   expect(hello.channels).toHaveLength(100);
 });
 
@@ -127,10 +121,10 @@ test('WebSocket upgrades count toward the account’s rate limit: 429 with Retry
   });
   try {
     const t = await accountWithToken(limited, 'ratews');
-    const url = wsUrl(limited.baseUrl, '/v1/relay/channels/orders/messages/subscribe');
-    const first = await openSocket(url, t.auth);
+    const path = '/v1/relay/channels/orders/messages/subscribe';
+    const first = await subscribe(limited, path, t.auth);
     sockets.push(first);
-    const refused = await upgradeRefusal(url, { Authorization: t.auth });
+    const refused = await refusedUpgrade(limited, path, { Authorization: t.auth });
     expect(refused.status).toBe(429);
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.body).toEqual(

@@ -11,7 +11,7 @@ import {
   TagQueueCommand,
 } from '@aws-sdk/client-sqs';
 import { ADMIN_TOKEN, sleep } from '../../helpers/app';
-import { accountId } from '../ext/client';
+import { accountId } from '../../helpers/pods';
 import {
   issueAwsToken,
   signedRequest,
@@ -132,11 +132,11 @@ test("another account's queue URL is AccessDenied; a scoped token reaches only i
     two.sqsA.send(new SendMessageCommand({ QueueUrl, MessageBody: 'sneaky' })),
   );
   expect(err).toMatchObject({ name: 'AccessDenied', status: 403 });
-  expect(await one.relay.pull('private')).toMatchObject({ messages: [] });
+  expect(await one.relay.pullOk('private')).toMatchObject({ messages: [] });
 
   const scoped = await sqsAccount(pods, 'scoped', { channels: ['mine'] });
   await scoped.sqsA.send(new CreateQueueCommand({ QueueName: 'mine' }));
-  await scoped.relay.send('other', { body: 1 }).catch(() => undefined);
+  await scoped.relay.sendOk('other', { body: 1 }).catch(() => undefined);
   expect(
     await sqsError(scoped.sqsA.send(new CreateQueueCommand({ QueueName: 'other' }))),
   ).toMatchObject({ name: 'AccessDenied', status: 403 });
@@ -266,7 +266,7 @@ test('over the rate limit, a request is RequestThrottled (403) with Retry-After'
 test('malformed input to every action is a 4xx in SQS shape, never a 5xx', async () => {
   const { keys, sqsA, relay, urlOf } = await sqsAccount(pods, 'fuzz');
   const { QueueUrl } = await sqsA.send(new CreateQueueCommand({ QueueName: 'f' }));
-  await relay.send('f', { body: 'some message' });
+  await relay.sendOk('f', { body: 'some message' });
   const { ACTIONS } = await import('../../../src/sqs/actions');
   const bodies = [
     'null',

@@ -28,7 +28,7 @@ test('an SQS message is pulled over the relay API as text, its attributes in met
       },
     }),
   );
-  const pulled = await relay.pull('mixed');
+  const pulled = await relay.pullOk('mixed');
   expect(pulled.messages).toEqual([
     {
       id: sent.MessageId,
@@ -45,18 +45,18 @@ test('an SQS message is pulled over the relay API as text, its attributes in met
       lease_id: expect.any(String),
     },
   ]);
-  expect(await relay.ack('mixed', { lease_ids: [pulled.messages[0].lease_id] })).toEqual({
+  expect(await relay.ackOk('mixed', { lease_ids: [pulled.messages[0].lease_id] })).toEqual({
     acked_count: 1,
   });
 });
 
 test('relay messages are received over SQS: JSON as compact text, text as is, bytes as base64', async () => {
   const { sqsA, relay, urlOf } = await sqsAccount(pods, 'toSqs');
-  const json = await relay.send('mixed', { body: { b: [true, null, 1.5], a: 'ü' } });
-  const text = await relay.send('mixed', { body: 'plain', content_type: 'text' });
-  const bytes = await relay.send('mixed', { body: 'AAEC', content_type: 'bytes' });
-  const nul = await relay.send('mixed', { body: null });
-  const tagged = await relay.send('mixed', {
+  const json = await relay.sendOk('mixed', { body: { b: [true, null, 1.5], a: 'ü' } });
+  const text = await relay.sendOk('mixed', { body: 'plain', content_type: 'text' });
+  const bytes = await relay.sendOk('mixed', { body: 'AAEC', content_type: 'bytes' });
+  const nul = await relay.sendOk('mixed', { body: null });
+  const tagged = await relay.sendOk('mixed', {
     body: 1,
     metadata: {
       source: 'relay',
@@ -90,7 +90,7 @@ test('relay messages are received over SQS: JSON as compact text, text as is, by
     }),
   );
   expect(
-    await relay.ack('mixed', { lease_ids: got.Messages!.slice(1).map((m) => m.ReceiptHandle) }),
+    await relay.ackOk('mixed', { lease_ids: got.Messages!.slice(1).map((m) => m.ReceiptHandle) }),
   ).toEqual({ acked_count: 4 });
 });
 

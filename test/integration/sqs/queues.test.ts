@@ -146,7 +146,7 @@ test('CreateQueue refuses bad and unsupported attributes, FIFO and tags, and cre
 
 test('GetQueueUrl finds a queue (also one made by a relay send); unknown is QueueDoesNotExist', async () => {
   const { id, sqsA, urlOf, relay } = await sqsAccount(pods, 'url');
-  await relay.send('from-relay', { body: 1 });
+  await relay.sendOk('from-relay', { body: 1 });
   expect((await sqsA.send(new GetQueueUrlCommand({ QueueName: 'from-relay' }))).QueueUrl).toBe(
     urlOf('from-relay'),
   );

@@ -5,7 +5,8 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { ADMIN_TOKEN, type ListeningApp } from '../../helpers/app';
 import type { TestRedis } from '../../helpers/redis';
 import { useRelay } from '../../helpers/useRelay';
-import { accountId, client } from '../ext/client';
+import { accountId } from '../../helpers/pods';
+import { relay } from '../../helpers/relayClient';
 
 export const SQS_KEY = 'sqs-test-server-key-0123456789abcdef';
 
@@ -83,7 +84,7 @@ export async function sqsAccount(
     auth: `Bearer ${issued.token}`,
     sqsA: sqsClient(pods.a, issued.keys),
     sqsB: sqsClient(pods.b, issued.keys),
-    relay: client(pods.a, `Bearer ${issued.token}`),
+    relay: relay(pods.a, `Bearer ${issued.token}`),
     urlOf: (queue: string) => `${pods.a.baseUrl}/sqs/${id}/${queue}`,
   };
 }

@@ -1,6 +1,7 @@
 /** Webhook endpoints of a channel: create (URL shown once), list, delete, and bad input. */
 import { ADMIN_TOKEN, accountWithToken, startApp } from '../../helpers/app';
-import { accountOnPods, errorEnvelope, useTwoPods } from '../ext/client';
+import { accountOnPods, useTwoPods } from '../../helpers/pods';
+import { errorEnvelope } from '../../helpers/relayClient';
 import { createHook, deliver, listenOnPods } from './hooks';
 
 const pods = useTwoPods((redis) =>

@@ -2,7 +2,8 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { TestApp } from '../../helpers/app';
-import type { Pods, Reply } from '../ext/client';
+import type { Pods } from '../../helpers/pods';
+import type { Reply } from '../../helpers/relayClient';
 
 export interface CreatedHook {
   id: string;

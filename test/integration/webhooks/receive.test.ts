@@ -1,13 +1,7 @@
 /** /hooks/{key}: exact bytes, request metadata, size limit, methods, limits and events. */
-import { ADMIN_TOKEN, startApp } from '../../helpers/app';
-import {
-  accountOnPods,
-  client,
-  errorEnvelope,
-  storageBytes,
-  useTwoPods,
-  type Pulled,
-} from '../ext/client';
+import { ADMIN_TOKEN, startApp, storageBytes } from '../../helpers/app';
+import { accountOnPods, useTwoPods } from '../../helpers/pods';
+import { relay, errorEnvelope, type PulledMessage } from '../../helpers/relayClient';
 import { createHook, deliver, hookMeta, listenOnPods, pullOver } from './hooks';
 
 const pods = useTwoPods((redis) =>
@@ -27,8 +21,8 @@ listenOnPods(pods);
 async function setup(plan?: string) {
   const account = await accountOnPods(pods, 'wr', { plan });
   const hook = await createHook(pods.a, account.auth, 'inbox');
-  const pullOne = async (): Promise<Pulled> => {
-    const pulled = await account.ca.pull('inbox');
+  const pullOne = async (): Promise<PulledMessage> => {
+    const pulled = await account.ca.pullOk('inbox');
     expect(pulled.messages).toHaveLength(1);
     return pulled.messages[0];
   };
@@ -76,7 +70,7 @@ test('a form-encoded body, a PUT, and an empty body', async () => {
   ).toBe(200);
   expect((await deliver(pods.a, hook.path, 'put body', {}, 'PUT')).status).toBe(200);
   expect((await deliver(pods.a, hook.path, Buffer.alloc(0))).status).toBe(200);
-  const { messages } = await ca.pull('inbox');
+  const { messages } = await ca.pullOk('inbox');
   expect(messages.map((m) => [m.content_type, m.body, hookMeta(m).method])).toEqual([
     ['text', form, 'POST'],
     ['text', 'put body', 'PUT'],
@@ -91,7 +85,7 @@ test('bytes that are not UTF-8 are kept exactly, as base64 bytes; a BOM is kept'
   const bom = Buffer.from([0xef, 0xbb, 0xbf, 0x68, 0x69]);
   expect((await deliver(pods.a, hook.path, binary)).status).toBe(200);
   expect((await deliver(pods.a, hook.path, bom)).status).toBe(200);
-  const { messages } = await ca.pull('inbox');
+  const { messages } = await ca.pullOk('inbox');
   expect(messages[0].content_type).toBe('bytes');
   expect(Buffer.from(messages[0].body as string, 'base64').equals(binary)).toBe(true);
   expect(messages[1].content_type).toBe('text');
@@ -131,14 +125,14 @@ test('a body at max_webhook_bytes is stored; one byte more is a 413 and nothing 
   expect(await storageBytes(pods.a, id)).toBe(0);
   const at = await deliver(pods.a, hook.path, Buffer.alloc(1000, 0x61));
   expect(at.status).toBe(200);
-  const [m] = (await ca.pull('inbox')).messages;
+  const [m] = (await ca.pullOk('inbox')).messages;
   expect(m.body).toBe('a'.repeat(1000));
   // storage counts the raw body bytes plus the metadata's JSON
   expect(await storageBytes(pods.a, id)).toBe(1000 + Buffer.byteLength(JSON.stringify(m.metadata)));
   // the record keeps that size (its JSON payload is longer), so the ack frees exactly it
   expect((await deliver(pods.a, hook.path, Buffer.alloc(500, 0x62))).status).toBe(200);
   const both = await storageBytes(pods.a, id);
-  await ca.ack('inbox', { lease_ids: [m.lease_id] });
+  await ca.ackOk('inbox', { lease_ids: [m.lease_id] });
   expect(await storageBytes(pods.a, id)).toBe(
     both - 1000 - Buffer.byteLength(JSON.stringify(m.metadata)),
   );
@@ -185,7 +179,7 @@ test('GET, HEAD and DELETE are 405 with Allow: POST, PUT; unknown keys are 404',
   expect((await deliver(pods.a, `/hooks/${auth.slice(7)}`, 'x')).status).toBe(404);
   const asToken = await pods.a.http.get('/v1/relay/channels').set('Authorization', `Bearer ${key}`);
   expect(asToken.status).toBe(401);
-  expect((await ca.pull('inbox')).messages).toEqual([]);
+  expect((await ca.pullOk('inbox')).messages).toEqual([]);
 });
 
 test('storage quota refusals are as for a send: 403, nothing stored', async () => {
@@ -225,7 +219,7 @@ test('rate limit refusals are 429 with Retry-After', async () => {
     const refused = replies.find((r) => r.status === 429)!;
     expect(refused.body.errors[0].code).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    const { messages } = await client(pods.a, auth).pull('inbox'); // pod a has no rate limit
+    const { messages } = await relay(pods.a, auth).pullOk('inbox'); // pod a has no rate limit
     expect(messages).toHaveLength(replies.filter((r) => r.status === 200).length);
   } finally {
     await app.close();

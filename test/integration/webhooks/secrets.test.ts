@@ -1,6 +1,7 @@
 /** Verification secrets at rest: stored as given, or sealed under RELAY_WEBHOOK_SECRET_KEY. */
 import { startApp } from '../../helpers/app';
-import { accountOnPods, errorEnvelope, useTwoPods } from '../ext/client';
+import { accountOnPods, useTwoPods } from '../../helpers/pods';
+import { errorEnvelope } from '../../helpers/relayClient';
 import { createHook, deliver, hmacHex, listen, listenOnPods } from './hooks';
 
 const KEY = 'k'.repeat(40);

@@ -3,7 +3,8 @@
  * Stripe, Standard Webhooks / Svix, Shopify-style generic HMAC), good, bad,
  * stale and missing, in both failure modes; and provider retries deduplicated.
  */
-import { accountOnPods, errorEnvelope, useTwoPods } from '../ext/client';
+import { accountOnPods, useTwoPods } from '../../helpers/pods';
+import { errorEnvelope } from '../../helpers/relayClient';
 import {
   createHook,
   deliver,
@@ -27,7 +28,7 @@ const SHOPIFY_SECRET = 'shpss_0123456789abcdef';
 async function hookWith(verify: object, extra: object = {}) {
   const account = await accountOnPods(pods, 'wv');
   const hook = await createHook(pods.a, account.auth, 'events', { verify, ...extra });
-  const stored = async () => (await account.ca.pull('events')).messages;
+  const stored = async () => (await account.ca.pullOk('events')).messages;
   return { ...account, hook, stored };
 }
 
@@ -317,7 +318,7 @@ test('without verify, verified is null and dedup_header still deduplicates', asy
   const c = await deliver(pods.b, hook.path, 'z');
   expect(b.body.result.id).toBe(a.body.result.id);
   expect(c.body.result.id).not.toBe(a.body.result.id);
-  const { messages } = await account.ca.pull('plain');
+  const { messages } = await account.ca.pullOk('plain');
   expect(messages.map((m) => [m.body, hookMeta(m).verified])).toEqual([
     ['x', null],
     ['z', null],
