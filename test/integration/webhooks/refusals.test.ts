@@ -7,9 +7,10 @@
  */
 import { Writable } from 'node:stream';
 import { createLogger } from '../../../src/logger';
-import { startApp, type TestApp } from '../../helpers/app';
+import { startApp, storageBytes, type TestApp } from '../../helpers/app';
+import { accountOnPods, useTwoPods } from '../../helpers/pods';
 import type { TestRedis } from '../../helpers/redis';
-import { accountOnPods, errorEnvelope, storageBytes, useTwoPods } from '../ext/client';
+import { errorEnvelope } from '../../helpers/relayClient';
 import { createHook, deliver, hmacHex, hookMeta, listenOnPods, stripeSignature } from './hooks';
 
 let logged = '';
@@ -158,7 +159,7 @@ test('record mode: a forged delivery never takes a genuine one dedup id', async 
   // the provider's retry of the genuine delivery is deduplicated against it
   const retry = await deliver(pods.a, hook.path, body, { ...delivery, ...signed(body) });
   expect(retry.body.result.id).toBe(genuine.body.result.id);
-  const { messages } = await account.ca.pull('gh', { batch_size: 10 });
+  const { messages } = await account.ca.pullOk('gh', { batch_size: 10 });
   expect(messages.map((m) => [m.body, hookMeta(m).verified])).toEqual([
     ['{"forged":true}', false],
     [body, true],
@@ -182,7 +183,7 @@ test.each([
   const used = Number(await pods.a.redis.call('MEMORY', 'USAGE', channelKey));
   expect(charged).toBeGreaterThanOrEqual(0.8 * used);
   // and the exact bytes come back
-  const { messages } = await account.ca.pull('raw');
+  const { messages } = await account.ca.pullOk('raw');
   const back =
     messages[0].content_type === 'bytes'
       ? Buffer.from(messages[0].body as string, 'base64')
