@@ -4,15 +4,14 @@
  * inside it. Revocation, expiry and scope take effect on the next request through another
  * pod, the rate limits hold across pods, and a refused request changes no key.
  */
-import type Redis from 'ioredis';
 import {
   accountWithToken,
   ADMIN_TOKEN,
-  eventually,
   sleep,
   startApp,
   type TestApp,
 } from '../../helpers/app';
+import { podCommands as monitored } from '../../helpers/monitor';
 import { startSingleRedis, type SingleTestRedis } from '../../helpers/redis';
 
 let redis: SingleTestRedis;
@@ -59,23 +58,7 @@ const post = (app: TestApp, auth: string, url: string, body: object) =>
   app.http.post(url).set('Authorization', auth).send(body);
 
 /** The commands the pod's connection sent while run() ran (MONITOR on the server). */
-async function podCommands(app: TestApp, run: () => Promise<unknown>): Promise<string[]> {
-  const addr = /addr=(\S+)/.exec(String(await app.redis.call('CLIENT', 'INFO')))![1];
-  const monitor: Redis = await redis.client.monitor();
-  const seen: string[] = [];
-  monitor.on('monitor', (_time: string, args: string[], source: string) => {
-    if (source === addr) seen.push(String(args[0]).toLowerCase());
-  });
-  try {
-    await run();
-    // a marker from the same connection: everything before it has been seen
-    await app.redis.echo('end-of-request');
-    await eventually(() => seen.includes('echo'));
-  } finally {
-    monitor.disconnect();
-  }
-  return seen.slice(0, seen.indexOf('echo'));
-}
+const podCommands = (app: TestApp, run: () => Promise<unknown>) => monitored(redis, app, run);
 
 /** Every key of the account with its serialised value. */
 async function snapshot(account: string): Promise<Map<string, string>> {

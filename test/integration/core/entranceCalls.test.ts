@@ -1,0 +1,105 @@
+/**
+ * Every way in costs one Redis call (issue 24; docs/design.md, "One call per entrance"):
+ * an SQS SendMessage, SendMessageBatch, ReceiveMessage (answered at once) and DeleteMessage
+ * each make one script call, as a relay send does; a webhook delivery makes one once its pod
+ * knows the webhook (two the first time: the lookup, then the send). Counted from MONITOR.
+ */
+import {
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
+import { accountWithToken, sleep, startListeningApp, type ListeningApp } from '../../helpers/app';
+import { podCommands } from '../../helpers/monitor';
+import { startSingleRedis, type SingleTestRedis } from '../../helpers/redis';
+import { createHook, deliver } from '../webhooks/hooks';
+import { SQS_KEY, issueAwsToken, sqsClient } from '../sqs/support';
+
+let redis: SingleTestRedis;
+let app: ListeningApp;
+const env = {
+  RELAY_SQS_SECRET_KEY: SQS_KEY,
+  // no background work on the pod while commands are counted
+  RELAY_SWEEP_INTERVAL_MS: '60000',
+  RELAY_GAUGE_INTERVAL_MS: '60000',
+  RELAY_DUE_REPAIR_PASS_MS: '60000',
+};
+
+beforeAll(async () => {
+  redis = await startSingleRedis();
+  app = await startListeningApp(redis, env);
+});
+afterAll(async () => {
+  await app?.close();
+  await redis?.stop();
+});
+
+/** The script calls among the commands (each one EVAL or EVALSHA). */
+const scriptCalls = (commands: string[]) =>
+  commands.filter((c) => c === 'evalsha' || c === 'eval' || c === 'fcall');
+
+test('SQS SendMessage, SendMessageBatch, ReceiveMessage and DeleteMessage: one call each', async () => {
+  await app.relay.relay.accounts.create('sqs-one', 'paid');
+  const { keys } = await issueAwsToken(app, 'sqs-one');
+  const sqs = sqsClient(app, keys);
+  const QueueUrl = `${app.baseUrl}/sqs/sqs-one/jobs`;
+  const { auth } = await accountWithToken(app, 'sqs-one');
+  await app.http.put('/v1/relay/channels/jobs').set('Authorization', auth).send({});
+  // warm up: the first timers of the account and the scripts' first EVAL on the connection
+  await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'warm' }));
+  const warm = await sqs.send(new ReceiveMessageCommand({ QueueUrl }));
+  await sqs.send(
+    new DeleteMessageCommand({ QueueUrl, ReceiptHandle: warm.Messages![0].ReceiptHandle! }),
+  );
+  await sleep(200);
+
+  const send = await podCommands(redis, app, () =>
+    sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'one' })),
+  );
+  expect(scriptCalls(send)).toHaveLength(1);
+  expect(send.length).toBeLessThanOrEqual(3);
+
+  const batch = await podCommands(redis, app, () =>
+    sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl,
+        Entries: [
+          { Id: 'a', MessageBody: 'two' },
+          { Id: 'b', MessageBody: 'three' },
+        ],
+      }),
+    ),
+  );
+  expect(scriptCalls(batch)).toHaveLength(1);
+
+  let handle = '';
+  const receive = await podCommands(redis, app, async () => {
+    // a long poll that finds messages at once answers in its first call
+    const got = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 5 }),
+    );
+    handle = got.Messages![0].ReceiptHandle!;
+  });
+  expect(scriptCalls(receive)).toHaveLength(1);
+
+  const remove = await podCommands(redis, app, () =>
+    sqs.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: handle })),
+  );
+  expect(scriptCalls(remove)).toHaveLength(1);
+});
+
+test('a webhook delivery: two calls the first time on a pod, then one', async () => {
+  const { auth } = await accountWithToken(app, 'hook-one', { plan: 'paid' });
+  const hook = await createHook(app, auth, 'events');
+  const first = await podCommands(redis, app, async () => {
+    expect((await deliver(app, hook.path, '{"n":1}')).status).toBe(200);
+  });
+  expect(scriptCalls(first)).toHaveLength(2);
+  await sleep(200);
+  const next = await podCommands(redis, app, async () => {
+    expect((await deliver(app, hook.path, '{"n":2}')).status).toBe(200);
+  });
+  expect(scriptCalls(next)).toHaveLength(1);
+  expect(next.length).toBeLessThanOrEqual(3);
+});
