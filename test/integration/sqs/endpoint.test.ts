@@ -7,7 +7,8 @@
 import pino from 'pino';
 import { eventually, startListeningApp } from '../../helpers/app';
 import { useRelay } from '../../helpers/useRelay';
-import { accountId, client } from '../ext/client';
+import { accountId } from '../../helpers/pods';
+import { relay as relayClient } from '../../helpers/relayClient';
 import { callSqs, queryBody } from './protocolClients';
 import { SQS_KEY, issueAwsToken } from './support';
 
@@ -29,7 +30,7 @@ async function account(prefix: string) {
   const id = accountId(prefix);
   await app().relay.store.accounts.create(id, 'free');
   const issued = await issueAwsToken(app(), id);
-  return { id, keys: issued.keys, relay: client(app(), `Bearer ${issued.token}`) };
+  return { id, keys: issued.keys, relay: relayClient(app(), `Bearer ${issued.token}`) };
 }
 
 /** The request log lines of SQS requests, in order. */
