@@ -1,6 +1,6 @@
 --[[
 channel_delete: delete a channel, its messages, configuration, dedup history,
-fan-out state and webhook endpoints (their URLs are refused from now on; this
+tags, fan-out state and webhook endpoints (their URLs are refused from now on; this
 walks the account's webhooks, at most 100); its slot in the plan's channel
 limit is freed. Channels that had it as their dead-letter channel lose that
 setting (so that their last deliveries are discarded instead of bringing the
@@ -9,6 +9,7 @@ channel limit.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys of the channel
 KEYS[13]    the account's webhooks hash                                 (rq:{a}:webhooks)
+KEYS[14]    the channel's tags hash                                   (rq:{a}:c:<channel>:tags)
 ARGV[1] channel id
 Returns: deleted_count (messages deleted)
 Errors:  CHANNEL_NOT_FOUND
@@ -19,7 +20,7 @@ if redis.call('HEXISTS', k.channels, ARGV[1]) == 0 then
   return redis.error_reply('CHANNEL_NOT_FOUND')
 end
 local count = drop_messages(k, ch, ARGV[1])
-redis.call('UNLINK', ch.d, ch.dx)
+redis.call('UNLINK', ch.d, ch.dx, KEYS[14])
 redis.call('HDEL', k.channels, ARGV[1])
 redis.call('HDEL', k.account, 'n:' .. ARGV[1])
 redis.call('ZREM', k.timers, ARGV[1])

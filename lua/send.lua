@@ -15,6 +15,10 @@ ARGV[7] n: the number of messages; then 8 values per message:
         dedup_id ('' for none), metadata length (UTF-16 units, for the reader), metadata json,
         body json
 ARGV[8 + 8n] fanout_window_ms: the new_message coalescing window (announce in lib/common.lua; integer)
+ARGV[9 + 8n] size_setting (optional; the SQS endpoint's size cap): a named channel setting
+        (sqs_max_bytes) that lowers the cap on each message's size for the channel
+ARGV[10 + 8n] size_limit: the plan limit that caps it (max_sqs_message_bytes); n sizes follow,
+        each message's size as the cap counts it
 The plan's max_storage_bytes, max_channels, retention and storage ceiling for one message
 (1 MiB, more for plans whose webhook bodies may be larger) come from PLANS.
 Returns: { {id (22 base64url characters), ...} in request order, lowered_due_ms or false,
@@ -24,7 +28,8 @@ Returns: { {id (22 base64url characters), ...} in request order, lowered_due_ms 
          stored again: its id is the first message's id.
 Errors:  the caller's (lua/lib/caller.lua); CHANNEL_SCOPE <channel>; CHANNEL_LIMIT <max_channels>;
          CHANNEL_NOT_FOUND (must_exist); WEBHOOK_NOT_FOUND (the webhook was deleted);
-         STORAGE_LIMIT <max_storage_bytes>; MESSAGE_TOO_LARGE <index> <ceiling> (the storage safeguard)
+         STORAGE_LIMIT <max_storage_bytes>; MESSAGE_TOO_LARGE <index> <ceiling> (the storage safeguard);
+         SIZE_LIMIT <index> <size> <size_setting or size_limit: the bound> <cap>
 ]]
 local k = account_keys(1)
 local ch = channel_keys(7)
@@ -48,10 +53,16 @@ local max_stored = caller.limits.storage_ceiling
 local dedup_window = DEFAULT_DEDUP_WINDOW_S
 local default_delay = 0
 local cfg = redis.call('HGET', k.channels, channel)
+local settings = cfg and parse_settings(cfg)
+local size_setting, size_bound, size_cap = ARGV[9 + 8 * n], ARGV[10 + 8 * n], nil
+if size_setting then
+  size_cap = tonumber(caller.limits[size_bound])
+  local own = settings and tonumber(settings.named[size_setting])
+  if own and (not size_cap or own < size_cap) then size_cap, size_bound = own, size_setting end
+end
 if cfg then
   local _, window = parse_config(cfg)
   dedup_window = window
-  local settings = parse_settings(cfg)
   default_delay = settings.delay_ms or 0
   if settings.retention_ms and settings.retention_ms < retention then retention = settings.retention_ms end
 elseif must_exist then
@@ -68,6 +79,9 @@ local total = 0
 for i = 1, n do
   local base = 7 + (i - 1) * 8
   local size = tonumber(ARGV[base + 3])
+  if size_cap and tonumber(ARGV[10 + 8 * n + i]) > size_cap then
+    return redis.error_reply('SIZE_LIMIT ' .. (i - 1) .. ' ' .. ARGV[10 + 8 * n + i] .. ' ' .. size_bound .. ' ' .. size_cap)
+  end
   if size > max_stored then
     return redis.error_reply('MESSAGE_TOO_LARGE ' .. (i - 1) .. ' ' .. max_stored)
   end

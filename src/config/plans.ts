@@ -16,9 +16,13 @@ export const PLAN_LIMITS = {
   max_webhook_bytes: 'largest request body a webhook URL of the account accepts (bytes)',
   webhook_refusals_per_second:
     'refused deliveries (a signature that does not verify, a body over max_webhook_bytes) each webhook URL answers per second with their reason; beyond it a 429, with nothing noted (0: unlimited). Refusals never count against the account rate',
+  max_sqs_message_bytes:
+    "largest message sent through the SQS endpoint, counted as SQS counts it: body plus message attributes' names, types and values (bytes; 1024 to 1048576; a queue's `MaximumMessageSize` may lower it)",
 } as const;
 
 export const DEFAULT_MAX_WEBHOOK_BYTES = 1_048_576;
+/** SQS's own default for MaximumMessageSize (256 KiB) */
+export const DEFAULT_MAX_SQS_MESSAGE_BYTES = 262_144;
 
 export type Plan = Record<keyof typeof PLAN_LIMITS, number>;
 export type Plans = Readonly<Record<string, Readonly<Plan>>>;
@@ -36,6 +40,7 @@ function defaultPlans(d: PlanDefaults): Record<string, Plan> {
     max_long_polls: 1000,
     max_webhook_bytes: DEFAULT_MAX_WEBHOOK_BYTES,
     webhook_refusals_per_second: 10,
+    max_sqs_message_bytes: DEFAULT_MAX_SQS_MESSAGE_BYTES,
   };
   return {
     free: {
@@ -66,6 +71,12 @@ const ZERO_ALLOWED = new Set<keyof Plan>([
   'rate_limit_burst',
   'webhook_refusals_per_second',
 ]);
+/** SQS's MaximumMessageSize range: 1 KiB to 1 MiB (SQS's most since 2025). */
+export const SQS_MESSAGE_BYTES_RANGE: readonly [number, number] = [1024, 1_048_576];
+/** Limits with bounds of their own. */
+const BOUNDED: Partial<Record<keyof Plan, readonly [number, number]>> = {
+  max_sqs_message_bytes: SQS_MESSAGE_BYTES_RANGE,
+};
 
 export function parsePlans(
   raw: string | undefined,
@@ -107,6 +118,12 @@ export function parsePlans(
       if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
         throw new ConfigError(
           `RELAY_PLANS.${name}.${field} must be a ${min === 0 ? 'non-negative' : 'positive'} whole number`,
+        );
+      }
+      const bounds = BOUNDED[field as keyof Plan];
+      if (bounds && (value < bounds[0] || value > bounds[1])) {
+        throw new ConfigError(
+          `RELAY_PLANS.${name}.${field} must be from ${bounds[0]} to ${bounds[1]}`,
         );
       }
       base[field as keyof Plan] = value;

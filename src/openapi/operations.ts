@@ -398,6 +398,7 @@ export const OPERATIONS: Operation[] = [
           max_websocket_connections: 1000,
           max_long_polls: 1000,
           max_webhook_bytes: 1048576,
+          max_sqs_message_bytes: 262144,
           max_message_bytes: 131072,
         },
       },

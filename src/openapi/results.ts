@@ -117,6 +117,9 @@ export const account = strict(
         max_websocket_connections: count('open WebSockets of the account'),
         max_long_polls: count('long-poll waits of the account at once'),
         max_webhook_bytes: count('largest body a webhook URL of the account accepts'),
+        max_sqs_message_bytes: count(
+          'largest message sent through the SQS endpoint, as SQS counts it',
+        ),
         max_message_bytes: integer,
       },
       additionalProperties: { type: ['integer', 'null'] },

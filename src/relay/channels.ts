@@ -5,7 +5,7 @@
  */
 import { RelayError, invalidField } from '../errors';
 import { LIMITS, type ChannelSettingsInput } from '../schemas/requests';
-import type { ChannelStats, ConfigureChannel } from '../store/types';
+import type { ChannelStats, ConfigureChannel, TagsChange } from '../store/types';
 import { checkChannelScope, type AuthContext } from './authorize';
 import { channelView, type ChannelView } from './channelView';
 import type { RelayDeps } from './deps';
@@ -95,6 +95,16 @@ export function createChannels(deps: RelayDeps) {
     async remove(auth: AuthContext, channel: string): Promise<number> {
       checkChannelScope(auth, channel);
       return store.channels.remove(auth.accountId, channel);
+    },
+
+    /** Changes (or, with no change, reads) the channel's tags, all or nothing: the tags after. */
+    async tags(
+      auth: AuthContext,
+      channel: string,
+      change?: TagsChange,
+    ): Promise<Record<string, string>> {
+      checkChannelScope(auth, channel);
+      return store.channels.tags(auth.accountId, channel, change);
     },
 
     /** Moves dead-lettered messages back (to: null) or waiting messages on to another channel. */

@@ -45,6 +45,8 @@ export type {
   PullResult,
   Retry,
   SendOptions,
+  SizeCap,
+  TagsChange,
   TokenRecord,
   WebhookEntry,
   WebhookRecord,

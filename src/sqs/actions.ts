@@ -13,6 +13,7 @@ import {
   purgeQueue,
   setQueueAttributes,
 } from './queues';
+import { listQueueTags, tagQueue, untagQueue } from './tags';
 
 export const ACTIONS: Readonly<Record<string, SqsAction>> = {
   CreateQueue: createQueue,
@@ -30,33 +31,42 @@ export const ACTIONS: Readonly<Record<string, SqsAction>> = {
   DeleteMessageBatch: deleteMessageBatch,
   ChangeMessageVisibility: changeMessageVisibility,
   ChangeMessageVisibilityBatch: changeMessageVisibilityBatch,
+  TagQueue: tagQueue,
+  UntagQueue: untagQueue,
+  ListQueueTags: listQueueTags,
 };
 
-/** SQS actions for features relayq does not have (permissions, tags, message move tasks). */
+/** SQS actions for features relayq does not have (permissions, message move tasks). */
 const UNSUPPORTED = new Set([
   'AddPermission',
   'RemovePermission',
-  'TagQueue',
-  'UntagQueue',
-  'ListQueueTags',
   'StartMessageMoveTask',
   'CancelMessageMoveTask',
   'ListMessageMoveTasks',
 ]);
 
-/** The handler X-Amz-Target names (`AmazonSQS.<Action>`). */
-export function actionFor(target: string | string[] | undefined): SqsAction {
-  if (typeof target !== 'string' || target === '') {
-    throw new SqsError(
-      'InvalidAction',
-      'The X-Amz-Target header is missing: send X-Amz-Target: AmazonSQS.<Action> with the JSON protocol (the query protocol is not supported).',
-    );
-  }
-  const match = /^AmazonSQS\.([A-Za-z]+)$/.exec(target);
-  const name = match?.[1] ?? '';
+/** The handler of an action name (`shown`: how the request named it, for the error). */
+export function actionNamed(name: string, shown: string): SqsAction {
   if (Object.hasOwn(ACTIONS, name)) return ACTIONS[name];
   if (UNSUPPORTED.has(name)) {
     throw new SqsError('UnsupportedOperation', `${name} is not supported by relayq.`);
   }
-  throw new SqsError('InvalidAction', `The action or operation requested is invalid: ${target}.`);
+  throw new SqsError('InvalidAction', `The action or operation requested is invalid: ${shown}.`);
+}
+
+/** The action X-Amz-Target names (`AmazonSQS.<Action>`), or '' when it names none. */
+export function targetAction(target: string | string[] | undefined): string {
+  const match = typeof target === 'string' ? /^AmazonSQS\.([A-Za-z]+)$/.exec(target) : null;
+  return match?.[1] ?? '';
+}
+
+/** The handler X-Amz-Target names. */
+export function actionFor(target: string | string[] | undefined): SqsAction {
+  if (typeof target !== 'string' || target === '') {
+    throw new SqsError(
+      'InvalidAction',
+      'The X-Amz-Target header is missing: send X-Amz-Target: AmazonSQS.<Action> with the JSON protocol, or Action=<Action> with the query protocol.',
+    );
+  }
+  return actionNamed(targetAction(target), target);
 }

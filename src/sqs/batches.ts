@@ -14,9 +14,10 @@ import {
 } from './messages';
 import { requiredInteger, requiredObjectList, requiredString, type Input } from './params';
 import { onQueue, parametersOn, queueChannel, requireQueue } from './resolve';
+import { sqsSizeCap } from './settings';
 
 const MAX_ENTRIES = 10;
-/** SQS's limit on a whole SendMessageBatch, counted with the relay's message size */
+/** SQS's limit on a whole SendMessageBatch (the sum of its messages' SQS sizes) */
 const MAX_BATCH_BYTES = 1_048_576;
 const ENTRY_ID = /^[A-Za-z0-9_-]{1,80}$/;
 
@@ -73,11 +74,11 @@ export async function sendMessageBatch(call: SqsCall) {
       Failed.push(failed(id, err));
     }
   }
-  const total = ready.reduce((sum, r) => sum + r.prepared.message.size, 0);
+  const total = ready.reduce((sum, r) => sum + r.prepared.sqsSize, 0);
   if (total > MAX_BATCH_BYTES) {
     throw new SqsError(
       'BatchRequestTooLong',
-      `Batch requests cannot be longer than ${MAX_BATCH_BYTES} bytes (body + metadata JSON of its messages); this one is ${total} bytes.`,
+      `Batch requests cannot be longer than ${MAX_BATCH_BYTES} bytes (bodies and message attributes of its messages); this one is ${total} bytes.`,
     );
   }
   // the valid entries are stored together, all or nothing (a plan limit fails the request)
@@ -90,7 +91,7 @@ export async function sendMessageBatch(call: SqsCall) {
             call.caller(),
             channel,
             ready.map((r) => r.prepared.message),
-            { mustExist: true },
+            { mustExist: true, sizeCap: sqsSizeCap(ready.map((r) => r.prepared.sqsSize)) },
           ),
         );
   const Successful = ready.map(({ id, prepared }, i) => ({

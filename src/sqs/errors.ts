@@ -2,7 +2,8 @@
  * SQS's error shapes: the AWS JSON 1.0 body `{"__type": "com.amazonaws.sqs#Code",
  * "message": "..."}`, the `x-amzn-query-error: <query code>;<Sender|Receiver>`
  * header that query-compatible SDKs (the JS SDK v3, botocore) read the error
- * code from, and SQS's HTTP status. Everything the SQS endpoint answers with on
+ * code from, the query protocol's XML (protocol/xml.ts, with the query code),
+ * and SQS's HTTP status. Everything the SQS endpoint answers with on
  * failure goes through toSqsError(), never the relay envelope.
  */
 import { RelayError, type ErrorCode } from '../errors';
@@ -57,6 +58,7 @@ const SHAPES = {
     queryCode: 'MissingAuthenticationToken',
     fault: 'Sender',
   },
+  MissingAction: { status: 400, queryCode: 'MissingAction', fault: 'Sender' },
   MissingParameter: { status: 400, queryCode: 'MissingParameter', fault: 'Sender' },
   OverLimit: { status: 403, queryCode: 'OverLimit', fault: 'Sender' },
   QueueDoesNotExist: {
@@ -66,7 +68,7 @@ const SHAPES = {
   },
   QueueNameExists: { status: 400, queryCode: 'QueueAlreadyExists', fault: 'Sender' },
   ReceiptHandleIsInvalid: { status: 404, queryCode: 'ReceiptHandleIsInvalid', fault: 'Sender' },
-  // relayq's: a body over MAX_SQS_REQUEST_BYTES, or not received in time (RELAY_BODY_TIMEOUT_MS);
+  // relayq's: a body over the request limit (router.ts), or not received in time (RELAY_BODY_TIMEOUT_MS);
   // the SDKs retry a RequestTimeout
   RequestEntityTooLarge: { status: 413, queryCode: 'RequestEntityTooLarge', fault: 'Sender' },
   RequestTimeout: { status: 408, queryCode: 'RequestTimeout', fault: 'Sender' },
@@ -102,10 +104,18 @@ export class SqsError extends Error {
     this.headers = headers;
   }
 
+  /** the code the query protocol answers with (and x-amzn-query-error names) */
+  get queryCode(): string {
+    return SHAPES[this.code].queryCode;
+  }
+
+  get fault(): 'Sender' | 'Receiver' {
+    return (SHAPES[this.code] as ErrorShape).fault;
+  }
+
   /** `code;fault` as SQS writes it in x-amzn-query-error */
   get queryError(): string {
-    const shape: ErrorShape = SHAPES[this.code];
-    return `${shape.queryCode};${shape.fault}`;
+    return `${this.queryCode};${this.fault}`;
   }
 
   get body(): { __type: string; message: string } {

@@ -4,6 +4,7 @@
  * them), and selected by MessageAttributeNames on receive.
  */
 import { invalidParameter } from './errors';
+import { isAll } from './names';
 import type { Input } from './params';
 
 export interface MessageAttribute {
@@ -107,7 +108,7 @@ export function attributesFromMetadata(metadata: unknown): Record<string, Messag
   return out;
 }
 
-/** The attributes MessageAttributeNames asks for: All, .*, a prefix ending in .*, or names. */
+/** The attributes MessageAttributeNames asks for: All (any case), .*, a prefix ending in .*, or names. */
 export function selectAttributes(
   all: Record<string, MessageAttribute>,
   names: string[] | undefined,
@@ -115,7 +116,7 @@ export function selectAttributes(
   if (names === undefined || names.length === 0) return {};
   const wanted = (name: string) =>
     names.some((n) =>
-      n === 'All' || n === '.*'
+      isAll(n) || n === '.*'
         ? true
         : n.endsWith('.*')
           ? name.startsWith(n.slice(0, -1))

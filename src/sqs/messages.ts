@@ -18,8 +18,11 @@ import {
   requiredString,
   type Input,
 } from './params';
+import { MAX_SQS_MESSAGE_BYTES, messageTooLong, sqsMessageSize } from './messageSize';
+import { isAll } from './names';
 import { queueArn } from './queueUrl';
 import { onQueue, parametersOn, queueChannel } from './resolve';
+import { sqsSizeCap } from './settings';
 
 export const MAX_DELAY_SECONDS = 900;
 export const MAX_VISIBILITY_SECONDS = 43_200;
@@ -32,11 +35,17 @@ const RECEIPT_HANDLE = /^[0-9a-f]{12}[A-Za-z0-9_-]{22}$/;
 
 export interface PreparedSend {
   message: NewMessage;
+  /** as SQS counts it (messageSize.ts) */
+  sqsSize: number;
   md5Body: string;
   md5Attributes?: string;
 }
 
-/** One message to send (a SendMessage input or a batch entry), checked and measured. */
+/**
+ * One message to send (a SendMessage input or a batch entry), checked and measured
+ * against the most any plan allows (the plan's max_sqs_message_bytes and the queue's
+ * MaximumMessageSize are checked by the send script, in its one call: sqsSizeCap).
+ */
 export function prepareSend(entry: Input, where: string): PreparedSend {
   const body = optionalString(entry, 'MessageBody');
   if (body === undefined || body === '') throw missingParameter('MessageBody');
@@ -52,6 +61,8 @@ export function prepareSend(entry: Input, where: string): PreparedSend {
   if (dedupId !== undefined && (dedupId.length < 1 || dedupId.length > 128)) {
     throw invalidParameter('MessageDeduplicationId must be 1 to 128 characters.');
   }
+  const sqsSize = sqsMessageSize(body, attributes);
+  if (sqsSize > MAX_SQS_MESSAGE_BYTES) throw messageTooLong(sqsSize, MAX_SQS_MESSAGE_BYTES);
   let message: NewMessage;
   try {
     // no DelaySeconds: the channel's delay_seconds applies (in the store)
@@ -63,13 +74,15 @@ export function prepareSend(entry: Input, where: string): PreparedSend {
         ...(attributes ? { metadata: { [METADATA_FIELD]: attributes } } : {}),
         ...(dedupId !== undefined ? { dedup_id: dedupId } : {}),
       },
-      { where },
+      // the store's ceiling on one message bounds its stored size (plans.ts storageCeiling)
+      { where, maxBytes: Number.POSITIVE_INFINITY },
     );
   } catch (err) {
     throw toSqsError(err);
   }
   return {
     message,
+    sqsSize,
     md5Body: md5Hex(body),
     ...(attributes ? { md5Attributes: md5OfMessageAttributes(attributes) } : {}),
   };
@@ -131,7 +144,7 @@ function toSqsMessage(
     pulled.content_type === 'json' || typeof pulled.body !== 'string'
       ? JSON.stringify(pulled.body)
       : pulled.body;
-  const all = systemNames.has('All');
+  const all = [...systemNames].some(isAll);
   const system: Record<string, string> = {};
   if (all || systemNames.has('ApproximateReceiveCount'))
     system.ApproximateReceiveCount = String(pulled.attempts);
@@ -166,7 +179,10 @@ export async function sendMessage(call: SqsCall) {
   const channel = queueChannel(call);
   const prepared = await parametersOn(call, channel, () => prepareSend(call.input, ''));
   const [id] = await onQueue(channel, () =>
-    call.relay.send(call.caller(), channel, [prepared.message], { mustExist: true }),
+    call.relay.send(call.caller(), channel, [prepared.message], {
+      mustExist: true,
+      sizeCap: sqsSizeCap([prepared.sqsSize]),
+    }),
   );
   return {
     MessageId: id,

@@ -8,12 +8,16 @@ import type { PlanLimits } from '../types';
 import type { SqsCall } from './context';
 import { SqsError, invalidParameter } from './errors';
 import { MAX_DELAY_SECONDS, MAX_VISIBILITY_SECONDS } from './messages';
+import { isAll } from './names';
 import { parseQueueArn, queueArn } from './queueUrl';
 import { checkQueueScope } from './resolve';
-import { queueDefaults } from './settings';
+import { NAMED_SETTINGS, maxMessageSize, queueDefaults } from './settings';
 
-export const MAX_MESSAGE_BYTES = LIMITS.maxMessageBytes;
+/** SQS's smallest MaximumMessageSize */
+const MIN_MESSAGE_BYTES = 1024;
 const MIN_RETENTION_SECONDS = 60;
+/** SQS's default KmsDataKeyReusePeriodSeconds, reported while a KMS key is set */
+const DEFAULT_KMS_REUSE_SECONDS = 300;
 
 /** What GetQueueAttributes knows, in the order of All. */
 export const READABLE = [
@@ -28,14 +32,14 @@ export const READABLE = [
   'ReceiveMessageWaitTimeSeconds',
   'MaximumMessageSize',
   'RedrivePolicy',
+  'SqsManagedSseEnabled',
+  'KmsMasterKeyId',
+  'KmsDataKeyReusePeriodSeconds',
 ] as const;
 
 /** SQS attributes of features relayq does not have: UnsupportedOperation, not an unknown name. */
 const UNSUPPORTED = new Set([
   'Policy',
-  'KmsMasterKeyId',
-  'KmsDataKeyReusePeriodSeconds',
-  'SqsManagedSseEnabled',
   'ContentBasedDeduplication',
   'DeduplicationScope',
   'FifoThroughputLimit',
@@ -51,6 +55,8 @@ export interface QueueChange {
   maxAttempts?: number;
   /** null removes the dead-letter queue */
   deadLetterChannel?: string | null;
+  /** the SQS endpoint's named channel settings (settings.ts): a value sets, null removes */
+  named?: Record<string, string | null>;
 }
 
 function unsupported(name: string): SqsError {
@@ -113,6 +119,14 @@ async function parseRedrivePolicy(
   return { deadLetterChannel: target.channel, maxAttempts: count };
 }
 
+function setNamed(
+  change: QueueChange,
+  attribute: keyof typeof NAMED_SETTINGS,
+  value: string | null,
+): void {
+  change.named = { ...change.named, [NAMED_SETTINGS[attribute]]: value };
+}
+
 /** The change a Create/SetQueueAttributes Attributes map asks for. */
 export async function parseQueueAttributes(
   attributes: Record<string, string>,
@@ -142,8 +156,39 @@ export async function parseQueueAttributes(
       case 'ReceiveMessageWaitTimeSeconds':
         change.receiveWaitSeconds = whole(name, value, 0, 20);
         break;
-      case 'MaximumMessageSize':
-        whole(name, value, MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES, ': relayq has a fixed limit');
+      case 'MaximumMessageSize': {
+        const max = auth.limits.max_sqs_message_bytes;
+        const bytes = whole(
+          name,
+          value,
+          MIN_MESSAGE_BYTES,
+          max,
+          " (the plan's max_sqs_message_bytes)",
+        );
+        setNamed(change, name, String(bytes));
+        break;
+      }
+      case 'SqsManagedSseEnabled':
+        if (!/^(true|false)$/i.test(value)) {
+          throw new SqsError(
+            'InvalidAttributeValue',
+            `Invalid value for the parameter ${name}: ${JSON.stringify(value)} must be true or false.`,
+          );
+        }
+        setNamed(change, name, value.toLowerCase());
+        break;
+      case 'KmsMasterKeyId':
+        if (value.length > 2048 || /[|\p{Cc}]/u.test(value)) {
+          throw new SqsError(
+            'InvalidAttributeValue',
+            `Invalid value for the parameter ${name}: at most 2048 characters, without '|' or control characters.`,
+          );
+        }
+        // an empty key id turns SSE-KMS off, as in SQS
+        setNamed(change, name, value === '' ? null : value);
+        break;
+      case 'KmsDataKeyReusePeriodSeconds':
+        setNamed(change, name, String(whole(name, value, 60, 86_400)));
         break;
       case 'RedrivePolicy':
         Object.assign(change, await parseRedrivePolicy(value, channel, call, auth));
@@ -162,7 +207,7 @@ export async function parseQueueAttributes(
 
 /** The names GetQueueAttributes was asked for (All expands), checked. */
 export function readableNames(names: string[]): (typeof READABLE)[number][] {
-  if (names.includes('All')) return [...READABLE];
+  if (names.some(isAll)) return [...READABLE];
   for (const name of names) {
     if (!(READABLE as readonly string[]).includes(name)) {
       if (UNSUPPORTED.has(name) || name === 'FifoQueue') continue;
@@ -183,6 +228,8 @@ export function describeQueue(
 ): Record<(typeof READABLE)[number], string | undefined> {
   const defaults = queueDefaults(stats, limits);
   const dlq = stats.config.dead_letter_channel;
+  const { named } = stats.config;
+  const kmsKey = named[NAMED_SETTINGS.KmsMasterKeyId];
   return {
     ApproximateNumberOfMessages: String(stats.queued),
     ApproximateNumberOfMessagesNotVisible: String(stats.in_flight),
@@ -193,7 +240,7 @@ export function describeQueue(
     DelaySeconds: String(defaults.delaySeconds),
     MessageRetentionPeriod: String(defaults.retentionSeconds),
     ReceiveMessageWaitTimeSeconds: String(defaults.receiveWaitSeconds),
-    MaximumMessageSize: String(MAX_MESSAGE_BYTES),
+    MaximumMessageSize: String(maxMessageSize(stats.config, limits)),
     RedrivePolicy:
       dlq === null
         ? undefined
@@ -201,5 +248,18 @@ export function describeQueue(
             deadLetterTargetArn: queueArn(region, accountId, dlq),
             maxReceiveCount: stats.config.max_attempts,
           }),
+    // stored and reported only: relayq encrypts nothing with them (docs/sqs.md)
+    SqsManagedSseEnabled: named[NAMED_SETTINGS.SqsManagedSseEnabled] ?? 'false',
+    KmsMasterKeyId: kmsKey,
+    KmsDataKeyReusePeriodSeconds:
+      named[NAMED_SETTINGS.KmsDataKeyReusePeriodSeconds] ??
+      (kmsKey === undefined ? undefined : String(DEFAULT_KMS_REUSE_SECONDS)),
   };
+}
+
+/** An attribute value as describeQueue reports it, to compare a CreateQueue of an existing queue. */
+export function reportedValue(name: string, value: string): string {
+  if (name === 'SqsManagedSseEnabled') return value.toLowerCase();
+  if (name === 'KmsMasterKeyId') return value;
+  return String(Number(value));
 }

@@ -14,6 +14,7 @@ import {
   describeQueue,
   parseQueueAttributes,
   readableNames,
+  reportedValue,
   type QueueChange,
 } from './queueAttributes';
 import { queueUrl } from './queueUrl';
@@ -24,6 +25,7 @@ import {
   resolveQueue,
   type Queue,
 } from './resolve';
+import { requestedTags, tagNewQueue } from './tags';
 
 const MAX_LIST = 1000;
 
@@ -40,6 +42,7 @@ async function applyChange(
     delaySeconds: change.delaySeconds,
     retentionSeconds: change.retentionSeconds,
     receiveWaitSeconds: change.receiveWaitSeconds,
+    named: change.named,
   });
 }
 
@@ -52,10 +55,7 @@ export async function createQueue(call: SqsCall) {
   checkQueueName(name);
   const auth = await call.auth();
   checkQueueScope(auth, name);
-  const tags = optionalStringMap(call.input, 'tags');
-  if (tags && Object.keys(tags).length > 0) {
-    throw new SqsError('UnsupportedOperation', 'Queue tags are not supported by relayq.');
-  }
+  const tags = requestedTags(call.input, 'tags');
   const attributes = optionalStringMap(call.input, 'Attributes') ?? {};
   const change = await parseQueueAttributes(attributes, name, call, auth);
   const url = queueUrl(call.baseUrl, auth.accountId, name);
@@ -69,7 +69,8 @@ export async function createQueue(call: SqsCall) {
           ? change.deadLetterChannel === stats.config.dead_letter_channel &&
             (change.deadLetterChannel === null || change.maxAttempts === stats.config.max_attempts)
           : !(attribute in current) ||
-            current[attribute as keyof typeof current] === String(Number(attributes[attribute]));
+            (current[attribute as keyof typeof current] ?? '') ===
+              reportedValue(attribute, attributes[attribute]);
       if (!same) {
         throw new SqsError(
           'QueueNameExists',
@@ -77,10 +78,12 @@ export async function createQueue(call: SqsCall) {
         );
       }
     }
+    // an existing queue keeps its tags (CreateQueue does not change them)
     return { QueueUrl: url };
   }
   // SQS redelivers without limit when there is no redrive policy; relayq's most is 100
   await applyChange(call, auth, name, { maxAttempts: LIMITS.maxAttempts, ...change });
+  if (tags) await tagNewQueue(call, auth, name, tags);
   return { QueueUrl: url };
 }
 

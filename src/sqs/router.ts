@@ -1,121 +1,156 @@
 /**
- * The SQS endpoint: `POST /sqs` (and `/sqs/`: the JS SDK appends a slash)
- * with `Content-Type: application/x-amz-json-1.0` and `X-Amz-Target:
- * AmazonSQS.<Action>`, and the same on the queue URLs below it. Mounted before
- * the relay API's body parser: the body is read raw here (the signature covers
- * its hash), and every answer, errors included, is SQS's shape, never the
- * relay envelope.
+ * The SQS endpoint: `POST /sqs` (and `/sqs/`: the JS SDK appends a slash), the
+ * queue URLs below it, and `/` for a request that is SQS's (an `X-Amz-Target:
+ * AmazonSQS.*` header or an `Action` parameter: kombu's `sqs://host:port` posts
+ * there). Both of SQS's protocols (protocol/): JSON (`X-Amz-Target`) and query
+ * (`Action=...`, form-encoded, XML answers; also as a GET). Mounted before the
+ * relay API's body parser: the body is read raw here (the signature covers its
+ * hash), and every answer, errors included, is SQS's shape in the request's
+ * protocol, never the relay envelope.
  */
 import crypto from 'node:crypto';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import type { Logger } from 'pino';
+import type { Plans } from '../config';
 import { RelayError } from '../errors';
 import type { Relay } from '../relay';
 import { publicBaseUrl } from '../web/publicUrl';
-import { actionFor } from './actions';
-import { authenticateSqs } from './auth';
 import { announcedOver } from '../web/readBody';
 import { refuseInShape } from '../web/refusals';
+import { authenticateSqs } from './auth';
 import { sqsCall } from './context';
 import { SqsError, invalidParameter, toSqsError } from './errors';
-import { sqsRefusal } from './refusal';
-import type { Input } from './params';
+import { isSqsAtRoot, mayBeSqsAtRoot, protocolRequest } from './protocol/detect';
+import type { ProtocolRequest } from './protocol/request';
+import { ERROR_WRITERS, sqsRefusal } from './refusal';
 
-/** A batch of ten 128 KB messages, JSON-escaped, fits. */
-export const MAX_SQS_REQUEST_BYTES = 4 * 1024 * 1024;
-const TOO_LARGE = `The request body is over the ${MAX_SQS_REQUEST_BYTES}-byte limit.`;
-/** sent as SQS sends it (a Buffer body keeps Express from adding a charset) */
-const CONTENT_TYPE = 'application/x-amz-json-1.0';
+/** A queue URL's path: a request posted there names its queue (kombu's ReceiveMessage) */
+const QUEUE_PATH = /^\/sqs\/[^/]+\/[^/]+\/?$/;
+/** The least request body accepted (what SQS's own 1 MiB batches take, JSON-escaped). */
+const MIN_REQUEST_BYTES = 4 * 1024 * 1024;
 
-function parseInput(body: Buffer): Input {
-  if (body.length === 0) return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
-  } catch {
-    throw invalidParameter('The request body is not valid UTF-8 JSON.');
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw invalidParameter('The request body must be a JSON object.');
-  }
-  return value as Input;
+/**
+ * The largest request body: a batch of ten messages of the largest plan's
+ * max_sqs_message_bytes, each byte encoded at worst as three (form `%XX`, JSON
+ * `\uXXXX` escapes), and room for the rest, so that even an oversized batch is
+ * read and answered with SQS's error (BatchRequestTooLong).
+ */
+export function maxSqsRequestBytes(plans: Plans): number {
+  const largest = Math.max(...Object.values(plans).map((p) => p.max_sqs_message_bytes));
+  return Math.max(MIN_REQUEST_BYTES, 3 * 10 * largest + 1024 * 1024);
 }
 
-function sendError(res: Response, err: unknown, logger: Logger, requestId: string): void {
-  const error = toSqsError(err);
-  if (error.code === 'InternalFailure') {
-    logger.error({ err, reqId: res.locals.requestId }, 'unexpected error on the SQS endpoint');
-  }
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  res
-    .status(error.status)
-    .set(error.headers)
-    .set('x-amzn-RequestId', requestId)
-    .set('x-amzn-query-error', error.queryError)
-    .set('Content-Type', CONTENT_TYPE)
-    .send(Buffer.from(JSON.stringify(error.body)));
+/** What the request log shows of an SQS request (requestLog.ts): never a body or a secret. */
+interface SqsLogFields {
+  protocol: ProtocolRequest['protocol'];
+  action: string;
+  error?: string;
+}
+
+/** The request's protocol and action, noted for its log line. */
+function noted(res: Response, request: ProtocolRequest): SqsLogFields {
+  res.locals.route = '/sqs';
+  const log: SqsLogFields = { protocol: request.protocol, action: request.action.slice(0, 64) };
+  res.locals.logFields = { sqs: log };
+  return log;
 }
 
 export function sqsRouter(relay: Relay): Router {
   const router = Router();
-  const raw = express.raw({ type: () => true, limit: MAX_SQS_REQUEST_BYTES });
+  const limit = maxSqsRequestBytes(relay.config.plans);
+  const tooLarge = `The request body is over the ${limit}-byte limit.`;
+  const raw = express.raw({ type: () => true, limit });
+  const requestIdOf = (res: Response) =>
+    (res.locals.requestId as string | undefined) ?? crypto.randomUUID();
+
+  function fail(res: Response, request: ProtocolRequest, err: unknown): void {
+    const error = toSqsError(err);
+    const log = (res.locals.logFields as { sqs?: SqsLogFields } | undefined)?.sqs;
+    if (log) log.error = error.code;
+    if (error.code === 'InternalFailure') {
+      relay.log.error({ err, reqId: res.locals.requestId }, 'unexpected error on the SQS endpoint');
+    }
+    ERROR_WRITERS[request.protocol](res, error, requestIdOf(res));
+  }
+
   // before the body is read: the server's refusals (a body not in time) in SQS's shape, and
   // a body announced over the limit answered at once, unread
   const beforeBody = (req: Request, res: Response, next: NextFunction) => {
-    refuseInShape(res, sqsRefusal);
-    if (announcedOver(req, MAX_SQS_REQUEST_BYTES))
-      sqsRefusal(res, new RelayError('body_too_large', TOO_LARGE, { closeConnection: true }));
-    else next();
+    const request = protocolRequest(req, Buffer.alloc(0));
+    refuseInShape(res, sqsRefusal(request.protocol));
+    if (!announcedOver(req, limit)) return next();
+    noted(res, request);
+    fail(res, request, new RelayError('body_too_large', tooLarge, { closeConnection: true }));
   };
 
-  // queue URLs (/sqs/<account>/<queue>) take the same requests: some clients post there
-  router.all(['/sqs', '/sqs/*path'], beforeBody, raw, async (req: Request, res: Response) => {
-    res.locals.route = '/sqs';
-    const requestId = crypto.randomUUID();
+  async function serve(req: Request, res: Response): Promise<void> {
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const request = protocolRequest(req, body);
+    noted(res, request);
     try {
-      if (req.method !== 'POST') {
+      if (req.method !== 'POST' && !(req.method === 'GET' && request.protocol === 'query')) {
         throw new SqsError(
           'InvalidAction',
-          `relayq's SQS endpoint takes POST requests, not ${req.method}.`,
+          `relayq's SQS endpoint takes POST requests (or GET with the query protocol), not ${req.method}.`,
         );
       }
-      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const signer = await authenticateSqs(req, body, relay);
-      const action = actionFor(req.headers['x-amz-target']);
+      const action = request.handler();
+      const input = request.input();
+      const baseUrl = publicBaseUrl(relay.config, req);
+      // posted to a queue URL without QueueUrl: the URL names the queue
+      if (input.QueueUrl === undefined && QUEUE_PATH.test(req.path)) {
+        input.QueueUrl = `${baseUrl}${req.path}`;
+      }
       const gone = new AbortController();
       res.on('close', () => gone.abort());
       if (res.closed) gone.abort();
       const output = await action(
         sqsCall(relay, signer.caller, {
           region: signer.region,
-          baseUrl: publicBaseUrl(relay.config, req),
-          input: parseInput(body),
+          baseUrl,
+          input,
           signal: gone.signal,
         }),
       );
-      res
-        .status(200)
-        .set('x-amzn-RequestId', requestId)
-        .set('Content-Type', CONTENT_TYPE)
-        .send(Buffer.from(JSON.stringify(output)));
+      request.answer(res, output, requestIdOf(res));
     } catch (err) {
-      sendError(res, err, relay.log, requestId);
+      fail(res, request, err);
     }
-  });
+  }
 
-  // body-reading failures (too large, aborted) also answer in SQS's shape
-  router.use('/sqs', (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  /** Body-reading failures (too large, aborted), answered in the request's protocol. */
+  function bodyFailed(err: unknown, req: Request, res: Response): void {
+    const request = protocolRequest(req, Buffer.alloc(0));
+    noted(res, request);
     const status = (err as { status?: number }).status;
     const error =
       status === 413
-        ? new SqsError('RequestEntityTooLarge', TOO_LARGE)
+        ? new SqsError('RequestEntityTooLarge', tooLarge)
         : status !== undefined && status < 500
           ? invalidParameter('The request body could not be read.')
           : err;
-    sendError(res, error, relay.log, crypto.randomUUID());
+    fail(res, request, error);
+  }
+
+  // queue URLs (/sqs/<account>/<queue>) take the same requests: some clients post there
+  router.all(['/sqs', '/sqs/*path'], beforeBody, raw, serve);
+  router.use('/sqs', (err: unknown, req: Request, res: Response, _next: NextFunction) =>
+    bodyFailed(err, req, res),
+  );
+
+  // `/` is SQS's only for an SQS request; anything else goes on as before
+  router.all('/', (req: Request, res: Response, next: NextFunction) => {
+    if (!mayBeSqsAtRoot(req)) return next();
+    beforeBody(req, res, () =>
+      raw(req, res, (err?: unknown) => {
+        if (err) return bodyFailed(err, req, res);
+        const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+        if (isSqsAtRoot(req, body)) return void serve(req, res);
+        // not SQS's: the relay's body reader (web/body.ts) must not wait for a body already read
+        (req as Request & { _body?: boolean })._body = true;
+        next();
+      }),
+    );
   });
 
   return router;

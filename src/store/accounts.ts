@@ -6,6 +6,7 @@ import {
   channelKeyList,
   duePartitionKeys,
   systemKeys,
+  tagsKey,
   webhooksKey,
 } from './keys';
 import { scriptError, scriptFailure } from './storeErrors';
@@ -70,7 +71,12 @@ export function createAccountStore(ctx: StoreContext): AccountStore {
         try {
           await ctx.call(
             'channel_delete',
-            [...accountKeyList(id), ...channelKeyList(id, channel), webhooksKey(id)],
+            [
+              ...accountKeyList(id),
+              ...channelKeyList(id, channel),
+              webhooksKey(id),
+              tagsKey(id, channel),
+            ],
             [channel],
           );
         } catch (err) {

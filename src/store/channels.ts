@@ -1,6 +1,11 @@
 /** Channel listing, configuration, purge, delete and redrive. */
 import type { StoreContext } from './context';
-import { accountKeyList, channelKeyList, webhooksKey } from './keys';
+import { accountKeyList, channelKeyList, tagsKey, webhooksKey } from './keys';
+import {
+  channelTagsScript,
+  type ChannelTagsArgs,
+  type ChannelTagsReply,
+} from './scripts/channelTags';
 import { SCRIPT_ERRORS, scriptError } from './storeErrors';
 import type { ChannelConfig, ChannelStats, ChannelStore } from './types';
 
@@ -133,12 +138,26 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
       try {
         return await ctx.call<number>(
           'channel_delete',
-          [...keysOf(account, channel), webhooksKey(account)],
+          [...keysOf(account, channel), webhooksKey(account), tagsKey(account, channel)],
           [channel],
         );
       } catch (err) {
         throw mapChannelErrors(err, account, channel);
       }
+    },
+
+    async tags(account, channel, change = {}) {
+      const remove = change.remove ?? [];
+      const set = Object.entries(change.set ?? {}).flat();
+      const reply = await ctx.run<ChannelTagsReply, ChannelTagsArgs>(
+        channelTagsScript,
+        { account, channel },
+        { channel, max_tags: change.maxTags ?? 0, remove_count: remove.length },
+        [...remove, ...set],
+      );
+      const tags: Record<string, string> = Object.create(null) as Record<string, string>;
+      for (let i = 0; i < reply.length; i += 2) tags[reply[i]] = reply[i + 1];
+      return tags;
     },
 
     async redrive(account, channel, limits, to, max) {

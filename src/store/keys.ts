@@ -92,6 +92,14 @@ export function webhooksKey(accountId: string): string {
 }
 
 /**
+ * A channel's tags (hash key -> value: the SQS endpoint's queue tags). Not in channelKeyList:
+ * only channel_tags and channel_delete take it.
+ */
+export function tagsKey(accountId: string, channelId: string): string {
+  return `${PREFIX}:{${accountId}}:c:${channelId}:tags`;
+}
+
+/**
  * The sweeper's due index is split into partitions, each under its own hash
  * tag (so on its own slot, spread over the cluster's masters). None of them
  * is the truth: each account's timers are, and the repair pass rebuilds them.

@@ -51,6 +51,8 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
         );
       }
       tail.push(ctx.fanout.windowMs);
+      const cap = options.sizeCap;
+      if (cap) tail.push(cap.setting, cap.planLimit, ...cap.sizes);
       const [compactIds, lowered, pendingMs] = await ctx.run<SendReply, SendArgs>(
         sendScript,
         { account, channel, caller, webhooks: options.webhookId !== undefined },

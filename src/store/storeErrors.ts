@@ -36,8 +36,10 @@ export const SCRIPT_ERROR_CODES = [
   'RATE_LIMITED',
   'SESSION_ENDED',
   'SESSION_EXPIRED',
+  'SIZE_LIMIT',
   'STALE_CONFIG',
   'STORAGE_LIMIT',
+  'TAG_LIMIT',
   'TOKEN_EXPIRED',
   'TOKEN_LIMIT',
   'TOKEN_NOT_FOUND',
@@ -99,6 +101,16 @@ export const SCRIPT_ERRORS: Record<
     new RelayError(
       'message_too_large',
       `messages[${index}] is over the ${ceiling}-byte storage ceiling`,
+    ),
+  SIZE_LIMIT: ([index, size, bound, max]) =>
+    new RelayError(
+      'message_too_large',
+      `messages[${index}] is ${size} bytes, over its limit of ${max} bytes (${bound})`,
+    ),
+  TAG_LIMIT: ([max, count], { channel }) =>
+    new RelayError(
+      'invalid_field',
+      `channel ${channel} may have at most ${max} tags; this change would leave it with ${count}`,
     ),
   TOKEN_LIMIT: ([max]) =>
     new RelayError(

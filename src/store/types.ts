@@ -21,6 +21,8 @@ export interface SendOptions {
   mustExist?: boolean;
   /** the webhook a delivery came through: it must still exist; its delivery is counted */
   webhookId?: string;
+  /** a cap on each message's size kept in a named channel setting (the SQS endpoint's) */
+  sizeCap?: SizeCap;
 }
 
 export interface PullOptions {
@@ -104,6 +106,27 @@ export interface ConfigureChannel {
   receiveWaitSeconds?: number | null;
   /** named settings to change: a value sets it, null removes it ([A-Za-z0-9_] names, no '|') */
   named?: Record<string, string | null>;
+}
+
+/** A change of a channel's tags: keys removed first, then pairs set, within maxTags. */
+export interface TagsChange {
+  remove?: string[];
+  set?: Record<string, string>;
+  /** the most tags the channel may have after the change (needed with set) */
+  maxTags?: number;
+}
+
+/**
+ * A cap on each message's size (the SQS endpoint's): a plan limit, lowered for a channel by a
+ * named channel setting, compared with sizes the caller measured its own way.
+ */
+export interface SizeCap {
+  /** the plan limit that caps the size (bytes) */
+  planLimit: string;
+  /** the named channel setting that may lower it; a channel without it has the plan's */
+  setting: string;
+  /** each message's size as the cap counts it, in the messages' order */
+  sizes: number[];
 }
 
 export interface AccountRecord {
@@ -193,6 +216,8 @@ export interface ChannelStore {
     to: string | null,
     max: number,
   ): Promise<number>;
+  /** Changes (or, with no change, reads) a channel's tags: all or nothing; the tags after. */
+  tags(account: string, channel: string, change?: TagsChange): Promise<Record<string, string>>;
 }
 
 export interface AccountStore {

@@ -34,6 +34,8 @@ export function requestLog(logger: Logger, metrics: Metrics): RequestHandler {
           ms: Math.round(seconds * 1000),
           // the client's address: X-Forwarded-For only from the proxies RELAY_TRUST_PROXY names
           client: req.ip,
+          // what an entrance adds to its requests' lines (the SQS action, protocol and error)
+          ...(res.locals.logFields as Record<string, unknown> | undefined),
         },
         'request',
       );

@@ -1,6 +1,6 @@
 /** Builds relay app instances over a test Redis, with an account and token ready. */
 import http from 'node:http';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import request from 'supertest';
 import { buildApp, type RelayApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
@@ -58,8 +58,9 @@ export interface ListeningApp extends TestApp {
 export async function startListeningApp(
   redis: TestRedis,
   env: Record<string, string> = {},
+  logger?: Logger,
 ): Promise<ListeningApp> {
-  const app = await startApp(redis, env);
+  const app = await startApp(redis, env, logger);
   const server = http.createServer(app.relay.app);
   const ws = attachWebSockets(server, app.relay);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -35,6 +35,7 @@ test('defaults: port 8080 on 0.0.0.0, metrics 9464, embedded Redis in ./data, th
       ...fairness,
       max_websocket_connections: 1000,
       max_webhook_bytes: 1_048_576,
+      max_sqs_message_bytes: 262_144,
     },
     paid: {
       max_storage_bytes: 100_000_000,
@@ -43,6 +44,7 @@ test('defaults: port 8080 on 0.0.0.0, metrics 9464, embedded Redis in ./data, th
       ...fairness,
       max_websocket_connections: 10_000,
       max_webhook_bytes: 1_048_576,
+      max_sqs_message_bytes: 262_144,
     },
   });
   expect(c.maxWsConnectionsPerToken).toBe(10_000);
@@ -90,7 +92,7 @@ test.each([
   ],
   [
     { RELAY_PLANS: '{"free":{"max_chanels":5}}' },
-    'RELAY_PLANS.free.max_chanels is not a plan limit; use max_storage_bytes, max_channels, retention_seconds, rate_limit_per_second, rate_limit_burst, max_tokens, max_websocket_connections, max_long_polls, max_webhook_bytes',
+    'RELAY_PLANS.free.max_chanels is not a plan limit; use max_storage_bytes, max_channels, retention_seconds, rate_limit_per_second, rate_limit_burst, max_tokens, max_websocket_connections, max_long_polls, max_webhook_bytes, max_sqs_message_bytes',
   ],
   [
     { RELAY_PLANS: '{"gold":{"max_channels":5}}' },
@@ -100,6 +102,14 @@ test.each([
   [
     { RELAY_PLANS: '{"free":{"max_webhook_bytes":0}}' },
     'RELAY_PLANS.free.max_webhook_bytes must be a positive whole number',
+  ],
+  [
+    { RELAY_PLANS: '{"free":{"max_sqs_message_bytes":1048577}}' },
+    'RELAY_PLANS.free.max_sqs_message_bytes must be from 1024 to 1048576',
+  ],
+  [
+    { RELAY_PLANS: '{"paid":{"max_sqs_message_bytes":1023}}' },
+    'RELAY_PLANS.paid.max_sqs_message_bytes must be from 1024 to 1048576',
   ],
   [
     { RELAY_WEBHOOK_SECRET_KEY: 'short' },
@@ -138,7 +148,7 @@ test('RELAY_PLANS overrides a plan field by field and may add plans', () => {
   );
   expect(plans.free).toEqual({ ...DEFAULT_PLANS.free, retention_seconds: 2 });
   expect(plans.paid).toEqual(DEFAULT_PLANS.paid);
-  // max_webhook_bytes may be left out of a new plan: 1 MiB
+  // max_webhook_bytes and max_sqs_message_bytes may be left out of a new plan: 1 MiB, 256 KiB
   expect(plans.team).toEqual({
     max_storage_bytes: 1,
     max_channels: 2,
@@ -149,6 +159,7 @@ test('RELAY_PLANS overrides a plan field by field and may add plans', () => {
     max_websocket_connections: 1000,
     max_long_polls: 1000,
     max_webhook_bytes: 1_048_576,
+    max_sqs_message_bytes: 262_144,
   });
 });
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { SCRIPT_KEY_COUNTS } from '../../src/store/scripts';
 import { ackScript } from '../../src/store/scripts/ack';
 import { authorizeScript } from '../../src/store/scripts/authorize';
+import { channelTagsScript } from '../../src/store/scripts/channelTags';
 import { KEY_GROUPS, type AnyScriptSpec, type KeyGroup } from '../../src/store/scripts/define';
 import { extendScript } from '../../src/store/scripts/extend';
 import { pullScript } from '../../src/store/scripts/pull';
@@ -48,7 +49,16 @@ test.each(scripts)('%s.lua: purpose, KEYS, ARGV, Returns, Errors; KEYS count mat
 });
 
 /** The typed modules (src/store/scripts/*.ts): one per script they cover. */
-const typed: AnyScriptSpec[] = [sendScript, pullScript, ackScript, extendScript, authorizeScript];
+const typed: AnyScriptSpec[] = [
+  sendScript,
+  pullScript,
+  ackScript,
+  extendScript,
+  authorizeScript,
+  channelTagsScript,
+];
+/** The typed modules whose script checks a caller (the others are the owner's operations). */
+const withCaller = typed.filter((spec) => spec.keys.includes('caller'));
 
 const GROUP_OF_LABEL: Record<string, KeyGroup> = {
   account: 'account',
@@ -56,6 +66,7 @@ const GROUP_OF_LABEL: Record<string, KeyGroup> = {
   caller: 'caller',
   'dead-letter': 'deadLetter',
   webhooks: 'webhooks',
+  tags: 'tags',
 };
 
 test.each(typed.map((spec) => [spec.name, spec] as const))(
@@ -101,7 +112,7 @@ test.each(typed.map((spec) => [spec.name, spec] as const))(
 );
 
 test('a script that takes a caller starts its ARGV with the caller and checks it', () => {
-  for (const spec of typed) {
+  for (const spec of withCaller) {
     expect(spec.argv.slice(0, 3)).toEqual(['token_id', 'proof', 'rate']);
     expect(fs.readFileSync(path.join(dir, `${spec.name}.lua`), 'utf8')).toMatch(
       /local caller = check_caller\(k, KEYS\[\d+\], KEYS\[\d+\],[^\n]*\)\nif caller\.err then return caller end/,

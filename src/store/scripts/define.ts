@@ -10,6 +10,7 @@ import {
   accountRateKey,
   channelKeyList,
   rateLimitKey,
+  tagsKey,
   webhookRefusalsKey,
   webhooksKey,
 } from '../keys';
@@ -29,6 +30,7 @@ export const KEY_GROUPS = {
   deadLetter: ['q', 'f', 'm', 'x', 'd', 'dx'],
   webhooks: ['webhooks'],
   refusals: ['refusals'],
+  tags: ['tags'],
 } as const;
 
 export type KeyGroup = keyof typeof KEY_GROUPS;
@@ -103,6 +105,8 @@ export function scriptKeys<A extends object>(spec: ScriptSpec<A>, on: ScriptKeys
       keys.push(webhooksKey(on.account));
     } else if (group === 'refusals') {
       keys.push(webhookRefusalsKey(on.account, required(spec, on.webhookId, 'refusals')));
+    } else if (group === 'tags') {
+      keys.push(tagsKey(on.account, required(spec, on.channel, 'channel')));
     }
   }
   return keys;

@@ -24,15 +24,22 @@ export function rateWindow(perSecond: number, burst: number): RateWindow {
 const STORAGE_CEILING = 1_048_576;
 /** Room for a webhook message's metadata (its headers, at most 16 KB, JSON-escaped). */
 const WEBHOOK_METADATA_ROOM = 65_536;
+/** Room for the JSON around an SQS message's 10 attributes (names, types, keys). */
+const SQS_METADATA_ROOM = 65_536;
 
 /**
  * The storage layer's ceiling on one message's size: 1 MiB, or more for a plan whose webhook
- * bodies may be larger. A webhook body is stored as JSON text, which at most doubles it
- * (src/webhooks/message.ts keeps anything that would grow more as base64), and a message's
- * size is what is stored.
+ * bodies or SQS messages may be larger. A webhook body is stored as JSON text, which at most
+ * doubles it (src/webhooks/message.ts keeps anything that would grow more as base64), and a
+ * message's size is what is stored; so is an SQS message, whose body and attribute values
+ * JSON escaping at most doubles.
  */
 export function storageCeiling(limits: PlanLimits): number {
-  return Math.max(STORAGE_CEILING, 2 * limits.max_webhook_bytes + WEBHOOK_METADATA_ROOM);
+  return Math.max(
+    STORAGE_CEILING,
+    2 * limits.max_webhook_bytes + WEBHOOK_METADATA_ROOM,
+    2 * limits.max_sqs_message_bytes + SQS_METADATA_ROOM,
+  );
 }
 
 /** What the scripts read of a plan: its limits and the figures derived from them. */

@@ -8,7 +8,7 @@ import {
   GetQueueUrlCommand,
   ListQueuesCommand,
   SendMessageCommand,
-  TagQueueCommand,
+  AddPermissionCommand,
 } from '@aws-sdk/client-sqs';
 import { ADMIN_TOKEN, sleep } from '../../helpers/app';
 import { accountId } from '../../helpers/pods';
@@ -186,15 +186,23 @@ test('errors come in SQS shape, never the relay envelope', async () => {
     __type: 'com.amazonaws.sqs#MissingAuthenticationToken',
     message: 'Request is missing Authentication Token: sign it with AWS Signature Version 4',
   });
-  const below = await fetch(`${pods.a.baseUrl}/sqs/acme/orders`, { method: 'POST' });
+  const below = await fetch(`${pods.a.baseUrl}/sqs/acme/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-amz-json-1.0' },
+  });
   expect(below.status).toBe(403);
   expect((await below.json()).__type).toBe('com.amazonaws.sqs#MissingAuthenticationToken');
+  // a request that names no protocol is answered as the query protocol answers: XML
   const get = await fetch(`${pods.a.baseUrl}/sqs/`);
-  expect(get.status).toBe(400);
-  expect((await get.json()).__type).toBe('com.amazonaws.sqs#InvalidAction');
+  expect(get.status).toBe(403);
+  expect(get.headers.get('content-type')).toBe('text/xml');
+  expect(await get.text()).toContain('<Code>MissingAuthenticationToken</Code>');
+  const put = await fetch(`${pods.a.baseUrl}/sqs/`, { method: 'PUT', body: '{}' });
+  expect(put.status).toBe(400);
+  expect((await put.json()).__type).toBe('com.amazonaws.sqs#InvalidAction');
   const malformed = await fetch(`${pods.a.baseUrl}/sqs`, {
     method: 'POST',
-    headers: { authorization: 'AWS4-HMAC-SHA256 Credential=x' },
+    headers: { authorization: 'AWS4-HMAC-SHA256 Credential=x', 'x-amz-target': 'AmazonSQS.X' },
   });
   expect(malformed.status).toBe(400);
   expect((await malformed.json()).__type).toBe('com.amazonaws.sqs#IncompleteSignature');
@@ -202,11 +210,15 @@ test('errors come in SQS shape, never the relay envelope', async () => {
 
 test('unsupported actions are UnsupportedOperation, unknown ones InvalidAction; never a 5xx', async () => {
   const { sqsA, keys } = await sqsAccount(pods, 'actions');
-  const { QueueUrl } = await sqsA.send(new CreateQueueCommand({ QueueName: 'q' }));
+  await sqsA.send(new CreateQueueCommand({ QueueName: 'q' }));
   expect(
-    await sqsError(sqsA.send(new TagQueueCommand({ QueueUrl, Tags: { a: 'b' } }))),
+    await sqsError(
+      sqsA.send(
+        new AddPermissionCommand({ QueueUrl: 'x', Label: 'l', AWSAccountIds: [], Actions: [] }),
+      ),
+    ),
   ).toMatchObject({ name: 'UnsupportedOperation', status: 400 });
-  for (const action of ['AddPermission', 'StartMessageMoveTask', 'ListQueueTags']) {
+  for (const action of ['AddPermission', 'StartMessageMoveTask', 'ListMessageMoveTasks']) {
     const res = await signedRequest(pods.a, keys, `AmazonSQS.${action}`, '{}');
     expect(res.status).toBe(400);
     expect(res.body.__type).toBe('com.amazonaws.sqs#UnsupportedOperation');

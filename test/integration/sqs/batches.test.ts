@@ -127,23 +127,24 @@ test('malformed batches fail as a whole and store nothing', async () => {
   }
 });
 
-test('a SendMessageBatch over 1 MiB in all is BatchRequestTooLong and stores nothing', async () => {
+test('a SendMessageBatch over 1 MiB in all (SQS sizes) is BatchRequestTooLong and stores nothing', async () => {
   const { sqsA, relay } = await sqsAccount(pods, 'bigbatch', { plan: 'paid' });
   const { QueueUrl } = await sqsA.send(new CreateQueueCommand({ QueueName: 'big' }));
-  // eight messages of 131068 characters are 131072 bytes each: 1048576 in all, the limit
-  const entry = (i: number) => ({ Id: `e${i}`, MessageBody: 'x'.repeat(131_068) });
+  // four messages of 262144 bytes (the plan's max_sqs_message_bytes): 1048576 in all, the limit
+  const entry = (i: number) => ({ Id: `e${i}`, MessageBody: 'x'.repeat(262_144) });
   const fits = await sqsA.send(
     new SendMessageBatchCommand({
       QueueUrl,
-      Entries: Array.from({ length: 8 }, (_, i) => entry(i)),
+      Entries: Array.from({ length: 4 }, (_, i) => entry(i)),
     }),
   );
-  expect(fits.Successful).toHaveLength(8);
+  expect(fits.Successful).toHaveLength(4);
+  // ten of them, 2.5 MiB: the request is read, and refused as SQS refuses it
   const over = await sqsError(
     sqsA.send(
       new SendMessageBatchCommand({
         QueueUrl,
-        Entries: Array.from({ length: 9 }, (_, i) => entry(i)),
+        Entries: Array.from({ length: 10 }, (_, i) => entry(i)),
       }),
     ),
   );
@@ -151,9 +152,9 @@ test('a SendMessageBatch over 1 MiB in all is BatchRequestTooLong and stores not
     name: 'BatchRequestTooLong',
     status: 400,
     message:
-      'Batch requests cannot be longer than 1048576 bytes (body + metadata JSON of its messages); this one is 1179648 bytes.',
+      'Batch requests cannot be longer than 1048576 bytes (bodies and message attributes of its messages); this one is 2621440 bytes.',
   });
-  expect((await relay.channel('big')).body.result.queued).toBe(8);
+  expect((await relay.channel('big')).body.result.queued).toBe(4);
 });
 
 test('DeleteMessageBatch deletes by receipt handle; a malformed handle fails its entry only', async () => {

@@ -79,9 +79,9 @@ test('SendMessage checks its parameters as SQS does', async () => {
       'Invalid characters found in MessageBody: only #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF are allowed.',
     ],
     [
-      { MessageBody: 'x'.repeat(131_071) },
+      { MessageBody: 'x'.repeat(262_145) },
       'InvalidParameterValue',
-      'message is 131075 bytes; the limit is 131072 bytes (body + metadata)',
+      'messages[0] is 262145 bytes, over its limit of 262144 bytes (max_sqs_message_bytes)',
     ],
     [
       { MessageBody: 'x', MessageDeduplicationId: 'd'.repeat(129) },
@@ -93,8 +93,8 @@ test('SendMessage checks its parameters as SQS does', async () => {
     const err = await sqsError(sqsA.send(new SendMessageCommand({ QueueUrl, ...input } as never)));
     expect({ name: err.name, message: err.message }).toEqual({ name, message });
   }
-  // the largest body that fits: 131072 bytes less the JSON quotes and the empty metadata {}
-  await sqsA.send(new SendMessageCommand({ QueueUrl, MessageBody: 'x'.repeat(131_068) }));
+  // the largest body that fits: the plan's max_sqs_message_bytes (SQS's 256 KiB)
+  await sqsA.send(new SendMessageCommand({ QueueUrl, MessageBody: 'x'.repeat(262_144) }));
   await sqsA.send(new SendMessageCommand({ QueueUrl, MessageBody: 'y', DelaySeconds: 900 }));
   expect((await relay.channel('orders')).body.result).toMatchObject({ queued: 1, delayed: 1 });
 });

@@ -5,11 +5,14 @@ import {
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
   ListDeadLetterSourceQueuesCommand,
+  ListQueueTagsCommand,
   ListQueuesCommand,
   PurgeQueueCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
   SetQueueAttributesCommand,
+  TagQueueCommand,
+  UntagQueueCommand,
 } from '@aws-sdk/client-sqs';
 import { signedRequest, sqsAccount, sqsError, useSqsPods } from './support';
 
@@ -63,7 +66,7 @@ test('queue names follow the channel id rules', async () => {
   });
 });
 
-test('CreateQueue refuses bad and unsupported attributes, FIFO and tags, and creates nothing', async () => {
+test('CreateQueue refuses bad and unsupported attributes, FIFO and bad tags, and creates nothing', async () => {
   const { sqsA, relay } = await sqsAccount(pods, 'attrs');
   const cases: [Record<string, string>, string, string][] = [
     [
@@ -97,9 +100,9 @@ test('CreateQueue refuses bad and unsupported attributes, FIFO and tags, and cre
       'Invalid value for the parameter ReceiveMessageWaitTimeSeconds: "21" must be a whole number from 0 to 20.',
     ],
     [
-      { MaximumMessageSize: '262144' },
+      { MaximumMessageSize: '262145' },
       'InvalidAttributeValue',
-      'Invalid value for the parameter MaximumMessageSize: "262144" must be a whole number from 131072 to 131072: relayq has a fixed limit.',
+      `Invalid value for the parameter MaximumMessageSize: "262145" must be a whole number from 1024 to 262144 (the plan's max_sqs_message_bytes).`,
     ],
     [{ Colour: 'blue' }, 'InvalidAttributeName', 'Unknown Attribute Colour.'],
     [
@@ -118,9 +121,9 @@ test('CreateQueue refuses bad and unsupported attributes, FIFO and tags, and cre
     });
   }
   const tagged = await sqsError(
-    sqsA.send(new CreateQueueCommand({ QueueName: 'q', tags: { team: 'x' } })),
+    sqsA.send(new CreateQueueCommand({ QueueName: 'q', tags: { ['k'.repeat(129)]: 'x' } })),
   );
-  expect(tagged).toMatchObject({ name: 'UnsupportedOperation', status: 400 });
+  expect(tagged).toMatchObject({ name: 'InvalidParameterValue', status: 400 });
   expect((await relay.channel('q')).status).toBe(404);
   // the edges are accepted
   await sqsA.send(
@@ -131,7 +134,7 @@ test('CreateQueue refuses bad and unsupported attributes, FIFO and tags, and cre
         DelaySeconds: '900',
         MessageRetentionPeriod: '60',
         ReceiveMessageWaitTimeSeconds: '20',
-        MaximumMessageSize: '131072',
+        MaximumMessageSize: '1024',
         FifoQueue: 'false',
       },
     }),
@@ -228,7 +231,8 @@ test('GetQueueAttributes reports counts, settings and ARN; SetQueueAttributes ch
     DelaySeconds: '0',
     MessageRetentionPeriod: '259200',
     ReceiveMessageWaitTimeSeconds: '0',
-    MaximumMessageSize: '131072',
+    MaximumMessageSize: '262144',
+    SqsManagedSseEnabled: 'false',
   });
   expect(Math.abs(Number(Attributes!.CreatedTimestamp) - before)).toBeLessThanOrEqual(5);
   const some = await sqsA.send(
@@ -416,4 +420,36 @@ test("past the plan's channel limit, CreateQueue is OverLimit", async () => {
     status: 403,
     message: 'channel limit reached: the plan allows at most 5 channels',
   });
+});
+
+test('the JS SDK: tags, encryption attributes, ALL and a queue URL on another pod', async () => {
+  const { sqsA, sqsB, id } = await sqsAccount(pods, 'sdkextra');
+  const { QueueUrl } = await sqsA.send(
+    new CreateQueueCommand({
+      QueueName: 'enc',
+      Attributes: { KmsMasterKeyId: 'alias/aws/sqs', SqsManagedSseEnabled: 'false' },
+      tags: { team: 'payments' },
+    }),
+  );
+  await sqsB.send(new TagQueueCommand({ QueueUrl, Tags: { env: 'prod' } }));
+  await sqsA.send(new UntagQueueCommand({ QueueUrl, TagKeys: ['team'] }));
+  expect((await sqsB.send(new ListQueueTagsCommand({ QueueUrl }))).Tags).toEqual({ env: 'prod' });
+  const { Attributes } = await sqsB.send(
+    new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ALL' as never] }),
+  );
+  expect(Attributes).toMatchObject({
+    QueueArn: `arn:aws:sqs:us-east-1:${id}:enc`,
+    KmsMasterKeyId: 'alias/aws/sqs',
+    KmsDataKeyReusePeriodSeconds: '300',
+    SqsManagedSseEnabled: 'false',
+    MaximumMessageSize: '262144',
+  });
+  // the same attributes again: the same queue
+  const again = await sqsA.send(
+    new CreateQueueCommand({
+      QueueName: 'enc',
+      Attributes: { KmsMasterKeyId: 'alias/aws/sqs', SqsManagedSseEnabled: 'FALSE' },
+    }),
+  );
+  expect(again.QueueUrl).toBe(QueueUrl);
 });
