@@ -18,7 +18,7 @@ test('every configured plan is a row of its limits and derived figures; the defa
     rate_limit: '50',
     rate_window_ms: '5000',
     // a plan whose webhook bodies may pass 1 MiB stores messages that large
-    storage_ceiling: String(2_000_000 + 65_536),
+    storage_ceiling: String(2 * 2_000_000 + 65_536),
   });
   for (const name of Object.keys(plans)) expect(lua).toContain(`["${name}"] = {`);
 });

@@ -66,13 +66,19 @@ const base = {
   dedupId: null,
 };
 
-test('UTF-8 bodies are text (BOM kept), others base64 bytes; size is raw bytes plus metadata', () => {
+test('UTF-8 bodies are text (BOM kept), others base64 bytes; size is what is stored', () => {
   const text = webhookMessage({ ...base, body: Buffer.from('\ufeffhé', 'utf8') });
   expect([text.contentType, JSON.parse(text.bodyJson)]).toEqual(['text', '\ufeffhé']);
-  expect(text.size).toBe(6 + Buffer.byteLength(text.metadataJson));
+  // the body's JSON text (its 6 bytes and two quotes) plus the metadata's
+  expect(text.size).toBe(8 + Buffer.byteLength(text.metadataJson));
   const bytes = webhookMessage({ ...base, body: Buffer.from([0xc3, 0x28]) });
   expect([bytes.contentType, JSON.parse(bytes.bodyJson)]).toEqual(['bytes', 'wyg=']);
-  expect(bytes.size).toBe(2 + Buffer.byteLength(bytes.metadataJson));
+  expect(bytes.size).toBe(6 + Buffer.byteLength(bytes.metadataJson));
+  // text that escapes to more than twice its length (NUL, control characters) is kept as bytes
+  const nul = webhookMessage({ ...base, body: Buffer.from('a\u0000b', 'utf8') });
+  expect([nul.contentType, JSON.parse(nul.bodyJson)]).toEqual(['bytes', 'YQBi']);
+  const quotes = webhookMessage({ ...base, body: Buffer.from('"x"', 'utf8') });
+  expect([quotes.contentType, JSON.parse(quotes.bodyJson)]).toEqual(['text', '"x"']);
   expect(JSON.parse(webhookMessage({ ...base, body: Buffer.alloc(0) }).bodyJson)).toBe('');
 });
 

@@ -4,13 +4,7 @@
  * inside it. Revocation, expiry and scope take effect on the next request through another
  * pod, the rate limits hold across pods, and a refused request changes no key.
  */
-import {
-  accountWithToken,
-  ADMIN_TOKEN,
-  sleep,
-  startApp,
-  type TestApp,
-} from '../../helpers/app';
+import { accountWithToken, ADMIN_TOKEN, sleep, startApp, type TestApp } from '../../helpers/app';
 import { podCommands as monitored } from '../../helpers/monitor';
 import { startSingleRedis, type SingleTestRedis } from '../../helpers/redis';
 
