@@ -20,12 +20,27 @@ export interface SqsSigner {
   region: string;
 }
 
+/**
+ * Headers a JSON-protocol request must sign, besides Host and X-Amz-Date: they say what the
+ * request does (a request signed without its X-Amz-Target could be replayed as another
+ * action). A query-protocol request names its action in the signed body or query string.
+ */
+const JSON_SIGNED_HEADERS = ['x-amz-target', 'content-type'];
+
 export async function authenticateSqs(
   req: Request,
   body: Buffer,
   relay: Relay,
+  protocol: 'json' | 'query' = 'json',
 ): Promise<SqsSigner> {
   const signed = parseAuthorization(req.headers.authorization);
+  if (protocol === 'json') {
+    for (const name of JSON_SIGNED_HEADERS) {
+      if (req.headers[name] !== undefined && !signed.signedHeaders.includes(name)) {
+        throw new SqsError('IncompleteSignature', `the ${name} header must be signed`);
+      }
+    }
+  }
   const date = signingDate(signed, req.headers, Date.now());
   if (signed.service !== 'sqs') {
     throw new SqsError(

@@ -76,6 +76,13 @@ function checkAttribute(name: string, value: unknown): MessageAttribute {
   return { DataType: a.DataType, StringValue: a.StringValue };
 }
 
+/**
+ * A map of attributes by name with no prototype: an attribute named `__proto__` (or
+ * `constructor`) is an attribute like any other, kept, and counted in its MD5.
+ */
+const attributeMap = (): Record<string, MessageAttribute> =>
+  Object.create(null) as Record<string, MessageAttribute>;
+
 /** The validated MessageAttributes of a send, or undefined when there are none. */
 export function validateMessageAttributes(
   value: Input | undefined,
@@ -88,7 +95,7 @@ export function validateMessageAttributes(
       `Number of message attributes [${names.length}] exceeds the allowed maximum [${MAX_ATTRIBUTES}].`,
     );
   }
-  const out: Record<string, MessageAttribute> = {};
+  const out = attributeMap();
   for (const name of names) out[name] = checkAttribute(name, value[name]);
   return out;
 }
@@ -96,7 +103,7 @@ export function validateMessageAttributes(
 /** A stored message's attributes, read back from its metadata (malformed entries skipped). */
 export function attributesFromMetadata(metadata: unknown): Record<string, MessageAttribute> {
   const stored = (metadata as Input | null)?.[METADATA_FIELD];
-  const out: Record<string, MessageAttribute> = {};
+  const out = attributeMap();
   if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) return out;
   for (const [name, value] of Object.entries(stored as Input)) {
     try {
@@ -122,7 +129,7 @@ export function selectAttributes(
           ? name.startsWith(n.slice(0, -1))
           : n === name,
     );
-  const out: Record<string, MessageAttribute> = {};
+  const out = attributeMap();
   for (const name of Object.keys(all)) if (wanted(name)) out[name] = all[name];
   return out;
 }

@@ -93,7 +93,7 @@ export function sqsRouter(relay: Relay): Router {
           `relayq's SQS endpoint takes POST requests (or GET with the query protocol), not ${req.method}.`,
         );
       }
-      const signer = await authenticateSqs(req, body, relay);
+      const signer = await authenticateSqs(req, body, relay, request.protocol);
       const action = request.handler();
       const input = request.input();
       const baseUrl = publicBaseUrl(relay.config, req);

@@ -307,3 +307,22 @@ test('malformed input to every action is a 4xx in SQS shape, never a 5xx', async
   // (the bodies that are valid for some action, such as PurgeQueue with extra members, ran)
   expect((await signedRequest(pods.b, keys, 'AmazonSQS.ListQueues', '{}')).status).toBe(200);
 });
+
+test('X-Amz-Target and Content-Type must be signed: a captured request cannot become another action', async () => {
+  const acct = await sqsAccount(pods, 'target');
+  await acct.sqsA.send(new CreateQueueCommand({ QueueName: 'jobs' }));
+  const QueueUrl = acct.urlOf('jobs');
+  const body = JSON.stringify({ QueueUrl, MessageBody: 'hello' });
+  for (const unsigned of ['x-amz-target', 'content-type']) {
+    const res = await signedRequest(pods.a, acct.keys, 'AmazonSQS.SendMessage', body, {
+      unsigned: [unsigned],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      __type: 'com.amazonaws.sqs#IncompleteSignature',
+      message: `the ${unsigned} header must be signed`,
+    });
+  }
+  // nothing was stored by the refused requests
+  expect((await acct.relay.channel('jobs')).body.result.queued).toBe(0);
+});

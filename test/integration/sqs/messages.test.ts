@@ -424,3 +424,25 @@ test('an unknown queue is QueueDoesNotExist for every message action', async () 
     });
   }
 });
+
+test('an attribute named __proto__ is kept like any other, with its MD5 right', async () => {
+  const { sqsA } = await sqsAccount(pods, 'proto');
+  const QueueUrl = await queue(sqsA);
+  // JSON.parse makes __proto__ an own key, as the SDK sends it; the SDK checks the MD5
+  const MessageAttributes = JSON.parse(
+    '{"__proto__":{"DataType":"String","StringValue":"p"},"constructor":{"DataType":"Number","StringValue":"1"}}',
+  ) as Record<string, { DataType: string; StringValue: string }>;
+  const sent = await sqsA.send(
+    new SendMessageCommand({ QueueUrl, MessageBody: 'a', MessageAttributes }),
+  );
+  const got = await sqsA.send(
+    new ReceiveMessageCommand({ QueueUrl, MessageAttributeNames: ['All'] }),
+  );
+  const [m] = got.Messages!;
+  expect(m.MD5OfMessageAttributes).toBe(sent.MD5OfMessageAttributes);
+  expect(Object.keys(m.MessageAttributes ?? {}).sort()).toEqual(['__proto__', 'constructor']);
+  expect(Object.getOwnPropertyDescriptor(m.MessageAttributes, '__proto__')?.value).toEqual({
+    DataType: 'String',
+    StringValue: 'p',
+  });
+});

@@ -116,7 +116,14 @@ export async function signedRequest(
   keys: AwsKeys,
   target: string,
   body: string,
-  options: { date?: Date; service?: string; headers?: Record<string, string>; path?: string } = {},
+  options: {
+    date?: Date;
+    service?: string;
+    headers?: Record<string, string>;
+    path?: string;
+    /** headers sent but left out of the signature */
+    unsigned?: string[];
+  } = {},
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<{ status: number; headers: Headers; body: any }> {
   const url = new URL(`${app.baseUrl}${options.path ?? '/sqs/'}`);
@@ -142,7 +149,10 @@ export async function signedRequest(
       },
       body,
     },
-    { signingDate: options.date ?? new Date() },
+    {
+      signingDate: options.date ?? new Date(),
+      ...(options.unsigned ? { unsignableHeaders: new Set(options.unsigned) } : {}),
+    },
   );
   const res = await fetch(url, {
     method: 'POST',
