@@ -15,6 +15,7 @@ import { healthRouter } from './http/health';
 import { MESSAGE_PATH, messagesRouter } from './http/messages';
 import { readCaller } from './web/caller';
 import type { TrustProxy } from './web/proxy';
+import type { RefusalShape } from './web/refusals';
 import { AccountLimits } from './limits/accountLimits';
 import { createRelay, type Relay, type RelayDeps } from './relay';
 import { requestLog } from './web/requestLog';
@@ -23,6 +24,7 @@ import { whoamiRouter } from './http/whoami';
 import { registerBacklogMetrics } from './backlogMetrics';
 import { Metrics } from './metrics';
 import { openapiRouter } from './openapi/route';
+import { sqsRefusalShape } from './sqs/refusal';
 import { sqsRouter } from './sqs/router';
 import { PlanResolver } from './config/planResolver';
 import { EventHub } from './store/events';
@@ -61,6 +63,8 @@ export interface RelayApp {
   deps: RelayDeps;
   /** which hops' X-Forwarded-* to believe (RELAY_TRUST_PROXY) */
   trustProxy: TrustProxy;
+  /** entrances that answer the server's own refusals in their shape */
+  refusalShapes: readonly RefusalShape[];
   isShuttingDown(): boolean;
   /** Loads the scripts, connects the subscriber, starts the sweeper. */
   start(): Promise<void>;
@@ -176,6 +180,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     relay,
     deps,
     trustProxy: app.get('trust proxy fn') as TrustProxy,
+    refusalShapes: [sqsRefusalShape],
     isShuttingDown,
     async start() {
       await connectRedis(redis);

@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   rate_limited: 'a request rate limit is reached (retry after the time given)',
   concurrency_limit: 'a limit on things held at once is reached (long polls, WebSockets)',
   request_timeout: 'the request body did not arrive in time',
+  headers_too_large: 'the request headers are over the limit',
   unavailable: 'the queue store is unavailable; nothing was changed, retry',
   internal: 'an unexpected failure; nothing is told of it but that',
 } as const;

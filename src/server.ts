@@ -100,7 +100,11 @@ async function startService(
   const relay = buildApp({ config: embedded ? withEmbeddedSqsKey(config) : config, redis, logger });
   await relay.start();
 
-  const server = createApiServer(relay.app);
+  const server = createApiServer(
+    relay.app,
+    { bodyTimeoutMs: config.bodyTimeoutMs },
+    { shapes: relay.refusalShapes, log: logger },
+  );
   const ws: WebSocketHub = attachWebSockets(server, relay);
   const port = await listen(server, config.port, config.host);
 

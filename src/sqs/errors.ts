@@ -72,6 +72,11 @@ const SHAPES = {
   // the SDKs retry a RequestTimeout
   RequestEntityTooLarge: { status: 413, queryCode: 'RequestEntityTooLarge', fault: 'Sender' },
   RequestTimeout: { status: 408, queryCode: 'RequestTimeout', fault: 'Sender' },
+  RequestHeaderSectionTooLarge: {
+    status: 431,
+    queryCode: 'RequestHeaderSectionTooLarge',
+    fault: 'Sender',
+  },
   RequestThrottled: { status: 403, queryCode: 'RequestThrottled', fault: 'Sender' },
   ServiceUnavailable: { status: 503, queryCode: 'ServiceUnavailable', fault: 'Receiver' },
   SignatureDoesNotMatch: { status: 403, queryCode: 'SignatureDoesNotMatch', fault: 'Sender' },
@@ -161,6 +166,7 @@ export const SQS_CODES: Readonly<Record<ErrorCode, SqsErrorCode>> = {
   rate_limited: 'RequestThrottled',
   concurrency_limit: 'RequestThrottled',
   request_timeout: 'RequestTimeout',
+  headers_too_large: 'RequestHeaderSectionTooLarge',
   unavailable: 'ServiceUnavailable',
   internal: 'InternalFailure',
 };

@@ -6,7 +6,7 @@
  * closes after the answer: the rest of the body is not read.
  */
 import crypto from 'node:crypto';
-import type { RefusalWriter } from '../web/refusals';
+import type { RefusalShape, RefusalWriter } from '../web/refusals';
 import { toSqsError } from './errors';
 import { jsonError } from './protocol/json';
 import { queryError } from './protocol/query';
@@ -20,3 +20,29 @@ export const ERROR_WRITERS: Readonly<Record<ProtocolName, ErrorWriter>> = {
 export function sqsRefusal(protocol: ProtocolName): RefusalWriter {
   return (res, err) => ERROR_WRITERS[protocol](res, toSqsError(err), crypto.randomUUID());
 }
+
+/**
+ * The SQS endpoint's claim on refusals the server writes before any route (headers over the
+ * limit, a malformed request, no Host, a body not in time): requests to /sqs and its queue
+ * URLs, and SQS requests at the root path, answered in their protocol.
+ */
+export const sqsRefusalShape: RefusalShape = {
+  claims({ method, url, headers }) {
+    const [path, search = ''] = url.split('?');
+    if (path === '/sqs' || path.startsWith('/sqs/')) return true;
+    if (path !== '/') return false;
+    const target = headers['x-amz-target'];
+    if (typeof target === 'string') return target.startsWith('AmazonSQS.');
+    if (new URLSearchParams(search).has('Action')) return true;
+    return (
+      method === 'POST' &&
+      String(headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')
+    );
+  },
+  writer({ headers }) {
+    const json =
+      headers['x-amz-target'] !== undefined ||
+      String(headers['content-type'] ?? '').includes('json');
+    return sqsRefusal(json ? 'json' : 'query');
+  },
+};

@@ -33,6 +33,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   rate_limited: 429,
   concurrency_limit: 429,
   request_timeout: 408,
+  headers_too_large: 431,
   unavailable: 503,
   internal: 500,
 };

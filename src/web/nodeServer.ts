@@ -1,12 +1,24 @@
 /**
  * The public HTTP server: Node's limits against slow or oversized clients
- * (slowloris), the body deadline (bodyDeadline.ts), and an envelope answer for
- * what Node refuses before Express sees the request (headers over 16 KB: 431;
- * too slow: 408; malformed: 400).
+ * (slowloris), the body deadline (bodyDeadline.ts), and an answer in the entrance's shape
+ * for what Node refuses before Express sees the request (headers over 16 KB: 431; too slow:
+ * 408; malformed or without Host: 400), logged.
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { RelayError } from '../errors';
 import { watchBodyDeadline } from './bodyDeadline';
+import { HTTP_STATUS } from './envelope';
+import {
+  envelopeRefusal,
+  headOf,
+  refuse,
+  refuseInShape,
+  socketResponse,
+  writerFor,
+  type RefusalShape,
+} from './refusals';
 
 export interface ServerLimits {
   /** all headers must arrive within this time */
@@ -33,62 +45,68 @@ export const SERVER_LIMITS: Readonly<ServerLimits> = Object.freeze({
   keepAliveTimeoutMs: 65_000,
 });
 
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  408: 'Request Timeout',
-  431: 'Request Header Fields Too Large',
-};
-
-function refusal(err: NodeJS.ErrnoException, limits: ServerLimits): [number, string] {
+/** What Node refused, as the relay tells it. */
+function refusal(err: NodeJS.ErrnoException, limits: ServerLimits): RelayError {
+  const close = { closeConnection: true };
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return [431, `request headers are over the ${limits.maxHeaderBytes}-byte limit`];
+      return new RelayError(
+        'headers_too_large',
+        `request headers are over the ${limits.maxHeaderBytes}-byte limit`,
+        close,
+      );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return [408, 'the request was not received in time'];
+      return new RelayError('request_timeout', 'the request was not received in time', close);
     default:
-      return [400, 'malformed HTTP request'];
+      return new RelayError('invalid_request', 'malformed HTTP request', close);
   }
 }
 
-function writeRefusal(socket: Duplex, err: NodeJS.ErrnoException, limits: ServerLimits): void {
-  const [status, message] = refusal(err, limits);
-  const json = JSON.stringify({
-    success: false,
-    errors: [{ code: status, message }],
-    messages: [],
-    result: null,
-  });
-  socket.end(
-    `HTTP/1.1 ${status} ${REASONS[status]}\r\n` +
-      'Content-Type: application/json; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(json)}\r\n` +
-      'Connection: close\r\n\r\n' +
-      json,
-  );
+export interface ServerOptions {
+  /** entrances that answer their refusals in their own shape (the SQS endpoint) */
+  shapes?: readonly RefusalShape[];
+  /** where refusals Node made before any route are logged */
+  log?: Logger;
 }
 
 /**
- * Answers a request Node refused with the envelope, then closes. Bytes that
- * cannot be parsed may follow a complete request on the same connection
- * (pipelining): Node reports them while that request is still being handled.
- * That request is then answered normally first, and the refusal after it, so a
- * request is never executed yet answered with an error.
+ * Answers a request Node refused in its entrance's shape, logs it, then closes. Bytes that
+ * cannot be parsed may follow a complete request on the same connection (pipelining): Node
+ * reports them while that request is still being handled. That request is then answered
+ * normally first, and the refusal after it, so a request is never executed yet answered
+ * with an error.
  */
-function onClientError(limits: ServerLimits, inFlight: WeakMap<Duplex, http.ServerResponse>) {
+function onClientError(
+  limits: ServerLimits,
+  options: ServerOptions,
+  inFlight: WeakMap<Duplex, http.ServerResponse>,
+) {
+  const answer = (err: NodeJS.ErrnoException, socket: Duplex) => {
+    const head = headOf((err as { rawPacket?: Buffer }).rawPacket);
+    const refused = refusal(err, limits);
+    options.log?.info(
+      {
+        status: HTTP_STATUS[refused.code],
+        reason: refused.message,
+        method: head?.method,
+        route: head?.url.split('?')[0].slice(0, 200),
+      },
+      'request refused before routing',
+    );
+    writerFor(head, options.shapes ?? [])(socketResponse(socket), refused);
+  };
   return (err: NodeJS.ErrnoException, socket: Duplex & { bytesWritten?: number }) => {
     const pending = inFlight.get(socket);
     if (pending && !pending.writableFinished && err.code !== 'ECONNRESET') {
       const after = () => {
-        if (socket.writable) writeRefusal(socket, err, limits);
+        if (socket.writable) answer(err, socket);
         socket.destroy();
       };
       pending.once('finish', after);
       pending.once('close', after);
       return;
     }
-    if (err.code !== 'ECONNRESET' && socket.writable && !socket.bytesWritten) {
-      writeRefusal(socket, err, limits);
-    }
+    if (err.code !== 'ECONNRESET' && socket.writable && !socket.bytesWritten) answer(err, socket);
     socket.destroy();
   };
 }
@@ -96,7 +114,9 @@ function onClientError(limits: ServerLimits, inFlight: WeakMap<Duplex, http.Serv
 export function createApiServer(
   handler: http.RequestListener,
   overrides: Partial<ServerLimits> = {},
+  options: ServerOptions = {},
 ): http.Server {
+  const shapes = options.shapes ?? [];
   const limits = { ...SERVER_LIMITS, ...overrides };
   /** each connection's request being handled, if any */
   const inFlight = new WeakMap<Duplex, http.ServerResponse>();
@@ -109,17 +129,34 @@ export function createApiServer(
       ),
       connectionsCheckingInterval: limits.checkIntervalMs,
       maxHeaderSize: limits.maxHeaderBytes,
+      // a request without Host is refused below, in its entrance's shape (Node's own 400 is
+      // bare and unlogged)
+      requireHostHeader: false,
     },
     (req, res) => {
       inFlight.set(req.socket, res);
       res.once('close', () => {
         if (inFlight.get(req.socket) === res) inFlight.delete(req.socket);
       });
+      const head = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers };
+      const writer = writerFor(head, shapes);
+      if (writer !== envelopeRefusal) refuseInShape(res, writer);
+      if (!req.headers.host) {
+        const err = new RelayError('invalid_request', 'the Host header is missing', {
+          closeConnection: true,
+        });
+        options.log?.info({ status: 400, reason: err.message }, 'request refused before routing');
+        refuse(res, err);
+        return;
+      }
       watchBodyDeadline(req, res, limits.bodyTimeoutMs);
       handler(req, res);
     },
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  server.on('clientError', onClientError(limits, inFlight));
+  // every header counts (the 16 KB limit bounds them): Node's default keeps the first 2,000
+  // lines only, so a Host sent after them was lost
+  server.maxHeadersCount = 0;
+  server.on('clientError', onClientError(limits, options, inFlight));
   return server;
 }
