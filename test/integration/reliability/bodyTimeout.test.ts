@@ -9,6 +9,8 @@
  */
 import type http from 'node:http';
 import net from 'node:net';
+import { DEFAULT_PLANS } from '../../../src/config';
+import { maxSqsRequestBytes } from '../../../src/sqs/router';
 import { createApiServer } from '../../../src/web/nodeServer';
 import { sleep } from '../../helpers/app';
 import { useRelay } from '../../helpers/useRelay';
@@ -150,7 +152,7 @@ const entrances: Entrance[] = [
       status: 413,
       body: {
         __type: 'com.amazonaws.sqs#RequestEntityTooLarge',
-        message: 'The request body is over the 4194304-byte limit.',
+        message: `The request body is over the ${maxSqsRequestBytes(DEFAULT_PLANS)}-byte limit.`,
       },
       queryError: 'RequestEntityTooLarge;Sender',
     },
