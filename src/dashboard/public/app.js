@@ -568,18 +568,33 @@ $('release-peeked').addEventListener('click', () => {
 });
 
 // The quick start's sign-in link carries the owner token in the fragment (never sent
-// in a request): it is taken off the address bar at once and exchanged for a session.
+// in a request): it is taken off the address bar at once and exchanged for a session. A
+// signed-in page never switches accounts on a link's word alone (a link can be crafted
+// with another account's token): it keeps the session, or asks first.
 const linkToken = new URLSearchParams(location.hash.slice(1)).get('owner_token');
-if (linkToken) {
-  history.replaceState(null, '', location.pathname + location.search);
-  api('POST', '/dashboard/api/session', { token: linkToken })
+if (linkToken) history.replaceState(null, '', location.pathname + location.search);
+
+// rq_<token id, 16><secret, 43>_<account>: the account a token belongs to
+const accountOfToken = (token) => (/^rq_.{59}_(.+)$/.exec(token) ?? [])[1] ?? null;
+
+function signInWithLink(token) {
+  return api('POST', '/dashboard/api/session', { token })
     .then(signedIn)
     .catch((err) => {
       signedOut();
       $('signin-error').textContent = err.message;
     });
-} else {
-  api('GET', '/dashboard/api/session')
-    .then(signedIn)
-    .catch(() => signedOut());
 }
+
+api('GET', '/dashboard/api/session')
+  .then(async (session) => {
+    const linked = linkToken && accountOfToken(linkToken);
+    if (!linkToken || linked === session.account) return signedIn(session);
+    signedIn(session);
+    const switchTo = await confirmAction(
+      `This link signs in to account "${linked ?? 'unknown'}". You are signed in to account "${session.account}". Switch to "${linked ?? 'unknown'}"?`,
+    );
+    if (switchTo) await signInWithLink(linkToken);
+    else say(`Still signed in to account "${session.account}"; the link was not used.`);
+  })
+  .catch(() => (linkToken ? signInWithLink(linkToken) : signedOut()));

@@ -440,3 +440,32 @@ test('one pulled message is "1 message"; tokens are made with AWS credentials th
     await close();
   }
 }, 60_000);
+
+test("another account's sign-in link never switches a signed-in page by itself", async () => {
+  const { p, close } = await signedInAs('initech');
+  try {
+    await rq.app.relay.relay.accounts.create('umbrella', 'free');
+    const theirs = (await rq.app.relay.relay.tokens.issue('umbrella', { role: 'owner' })).token;
+    const whoIsSignedIn = () =>
+      p.evaluate(async () => (await (await fetch('/v1/account')).json()).result.id as string);
+    await p.goto(signInLink(rq.app.baseUrl, theirs));
+    const dialog = p.getByRole('dialog');
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain(
+      'This link signs in to account "umbrella". You are signed in to account "initech".',
+    );
+    // the token is off the address bar before anything is decided
+    expect(p.url()).toBe(`${rq.app.baseUrl}/dashboard/`);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await p.getByText('Still signed in to account "initech"; the link was not used.').waitFor();
+    expect(await p.locator('#who').textContent()).toBe('account initech');
+    expect(await whoIsSignedIn()).toBe('initech');
+    // asked again and accepted: the switch is the user's
+    await p.goto(signInLink(rq.app.baseUrl, theirs));
+    await p.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await p.locator('#who', { hasText: 'account umbrella' }).waitFor();
+    expect(await whoIsSignedIn()).toBe('umbrella');
+  } finally {
+    await close();
+  }
+}, 60_000);
