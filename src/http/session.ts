@@ -38,6 +38,19 @@ export function sessionRouter(relay: Relay): Router {
   const router = Router();
   const { config } = relay;
 
+  /** The session this request's cookie holds, if it is still good (nothing counted). */
+  async function currentSession(req: Request) {
+    const token = sessionCookie(req);
+    if (!token || !parseToken(token)) return null;
+    try {
+      const auth = await relay.authorize({ ...tokenCaller(token), count: false });
+      return auth.session ? auth : null;
+    } catch (err) {
+      if (isCredentialRefusal(err)) return null;
+      throw err;
+    }
+  }
+
   resource(router, '/dashboard/api/session', {
     post: async (req, res) => {
       checkSameOrigin(req, false, req.protocol);
@@ -53,6 +66,15 @@ export function sessionRouter(relay: Relay): Router {
         throw err;
       }
       if (auth.role !== 'owner' || auth.session) throw wrongToken();
+      // A page signed in to one account is never moved to another on a request's word alone
+      // (a link can be crafted with another account's token): it must ask for the switch.
+      const current = await currentSession(req);
+      if (current && current.accountId !== auth.accountId && body.switch !== true) {
+        throw new RelayError(
+          'conflict',
+          `signed in to account ${current.accountId}; this token is of account ${auth.accountId}: sign in again with "switch": true to switch`,
+        );
+      }
       const ttl = config.sessionTtlSeconds;
       const issued = await relay.tokens.issue(auth.accountId, {
         name: 'dashboard session',

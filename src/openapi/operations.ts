@@ -547,9 +547,20 @@ export const OPERATIONS: Operation[] = [
     summary: 'Sign in to the dashboard with an owner token (sets the session cookie)',
     access: 'none',
     // checked by hand in src/http/session.ts (a token that is not a string is "missing")
-    request: { type: 'object', required: ['token'], properties: { token: { type: 'string' } } },
+    request: {
+      type: 'object',
+      required: ['token'],
+      properties: {
+        token: { type: 'string' },
+        switch: {
+          type: 'boolean',
+          description:
+            'true to leave a session of another account for this one; without it, a page signed in to another account is answered 409',
+        },
+      },
+    },
     result: RESULTS.session,
-    errors: [401, 403, 429],
+    errors: [401, 403, 409, 429],
     example: {
       request: { token: 'rq_...' },
       result: { account: 'acme', expires_ms: 1767229200000, csrf_token: 'c0ffee' },

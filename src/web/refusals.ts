@@ -46,7 +46,10 @@ export const envelopeRefusal: RefusalWriter = (res, err) => {
 };
 
 /** The writer of the first shape that claims the request, else the envelope's. */
-export function writerFor(head: RequestHead | null, shapes: readonly RefusalShape[]): RefusalWriter {
+export function writerFor(
+  head: RequestHead | null,
+  shapes: readonly RefusalShape[],
+): RefusalWriter {
   const shape = head && shapes.find((s) => s.claims(head));
   return shape ? shape.writer(head) : envelopeRefusal;
 }
@@ -69,7 +72,8 @@ export function headOf(raw: Buffer | undefined): RequestHead | null {
   // the last line may be cut short: only complete ones count
   for (const text of lines.slice(1, -1)) {
     const colon = text.indexOf(':');
-    if (colon > 0) headers[text.slice(0, colon).trim().toLowerCase()] = text.slice(colon + 1).trim();
+    if (colon > 0)
+      headers[text.slice(0, colon).trim().toLowerCase()] = text.slice(colon + 1).trim();
   }
   return { method: line[1], url: line[2], headers };
 }

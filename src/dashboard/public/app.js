@@ -574,27 +574,32 @@ $('release-peeked').addEventListener('click', () => {
 const linkToken = new URLSearchParams(location.hash.slice(1)).get('owner_token');
 if (linkToken) history.replaceState(null, '', location.pathname + location.search);
 
-// rq_<token id, 16><secret, 43>_<account>: the account a token belongs to
-const accountOfToken = (token) => (/^rq_.{59}_(.+)$/.exec(token) ?? [])[1] ?? null;
-
-function signInWithLink(token) {
-  return api('POST', '/dashboard/api/session', { token })
+function signInWithLink(token, switchAccount = false) {
+  return api('POST', '/dashboard/api/session', { token, switch: switchAccount })
     .then(signedIn)
-    .catch((err) => {
+    .catch(async (err) => {
+      // 409: this page is signed in to another account; the server switches only when asked
+      if (err.status === 409 && !switchAccount) return askToSwitch(token, err.message);
       signedOut();
       $('signin-error').textContent = err.message;
     });
 }
 
-api('GET', '/dashboard/api/session')
-  .then(async (session) => {
-    const linked = linkToken && accountOfToken(linkToken);
-    if (!linkToken || linked === session.account) return signedIn(session);
-    signedIn(session);
-    const switchTo = await confirmAction(
-      `This link signs in to account "${linked ?? 'unknown'}". You are signed in to account "${session.account}". Switch to "${linked ?? 'unknown'}"?`,
-    );
-    if (switchTo) await signInWithLink(linkToken);
-    else say(`Still signed in to account "${session.account}"; the link was not used.`);
-  })
-  .catch(() => (linkToken ? signInWithLink(linkToken) : signedOut()));
+async function askToSwitch(token, why) {
+  const session = await api('GET', '/dashboard/api/session');
+  signedIn(session);
+  const theirs = (/this token is of account (\S+):/.exec(why) ?? [])[1] ?? 'another account';
+  const yes = await confirmAction(
+    `This link signs in to account "${theirs}". You are signed in to account "${session.account}". Switch to "${theirs}"?`,
+  );
+  if (yes) await signInWithLink(token, true);
+  else say(`Still signed in to account "${session.account}"; the link was not used.`);
+}
+
+if (linkToken) {
+  signInWithLink(linkToken);
+} else {
+  api('GET', '/dashboard/api/session')
+    .then(signedIn)
+    .catch(() => signedOut());
+}

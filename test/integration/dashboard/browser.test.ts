@@ -442,7 +442,7 @@ test('one pulled message is "1 message"; tokens are made with AWS credentials th
 }, 60_000);
 
 test("another account's sign-in link never switches a signed-in page by itself", async () => {
-  const { p, close } = await signedInAs('initech');
+  const { p, close } = await signedInAs('hooli');
   try {
     await rq.app.relay.relay.accounts.create('umbrella', 'free');
     const theirs = (await rq.app.relay.relay.tokens.issue('umbrella', { role: 'owner' })).token;
@@ -452,14 +452,14 @@ test("another account's sign-in link never switches a signed-in page by itself",
     const dialog = p.getByRole('dialog');
     await dialog.waitFor();
     expect(await dialog.textContent()).toContain(
-      'This link signs in to account "umbrella". You are signed in to account "initech".',
+      'This link signs in to account "umbrella". You are signed in to account "hooli".',
     );
     // the token is off the address bar before anything is decided
     expect(p.url()).toBe(`${rq.app.baseUrl}/dashboard/`);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
-    await p.getByText('Still signed in to account "initech"; the link was not used.').waitFor();
-    expect(await p.locator('#who').textContent()).toBe('account initech');
-    expect(await whoIsSignedIn()).toBe('initech');
+    await p.getByText('Still signed in to account "hooli"; the link was not used.').waitFor();
+    expect(await p.locator('#who').textContent()).toBe('account hooli');
+    expect(await whoIsSignedIn()).toBe('hooli');
     // asked again and accepted: the switch is the user's
     await p.goto(signInLink(rq.app.baseUrl, theirs));
     await p.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
