@@ -2,6 +2,9 @@
 ack: delete the messages whose current lease is given, and return the messages
 of retried leases to the queue after their delay (a negative acknowledgement).
 Unknown, stale, malformed and repeated lease ids are ignored and not counted.
+Message groups (docs/api/groups.md): acking a group's last leased message shows its next
+head (announced with new_message when available now); a retried grouped message stays in
+its group and comes back as its head (common.lua: group_lease_ended).
 A retried message that has had its last delivery is dead-lettered or discarded.
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12]  channel keys: q, f, m, x, d, dx of the channel
@@ -54,11 +57,24 @@ local function leased(lease)
   return seq, rec, attempts, rest
 end
 
+local now = now_ms()
+local available_now = 0
+local earliest = false
+-- a group head shown at `at`: announced when available now, else the timer waits for it
+local function shown(at)
+  if not at then return end
+  if at <= now then
+    available_now = available_now + 1
+  else
+    earliest = min_due(earliest, at)
+  end
+end
+
 local acked = 0
 for i = 1, a do
   local seq, rec, _, rest = leased(ARGV[7 + i])
   if seq then
-    remove_message(k, ch, channel, seq, rec, rest)
+    shown(remove_message(k, ch, channel, seq, rec, rest))
     acked = acked + 1
   end
 end
@@ -68,9 +84,6 @@ if acked > 0 then settle_first_run(k, ch, channel) end
 local retried = 0
 local lowered = false
 if r > 0 then
-  local now = now_ms()
-  local available_now = 0
-  local earliest = false
   local seen = {}
   for i = 1, r do
     local base = 8 + a + (i - 1) * 2
@@ -86,17 +99,18 @@ if r > 0 then
         dead_letter(k, ch, dl, channel, dlq, seq, rec, attempts, now, max_channels)
       else
         local delay = tonumber(ARGV[base + 2])
-        redis.call('ZREM', ch.f, seq)
-        redis.call('ZADD', ch.q, now + delay, seq)
-        if delay > 0 then
-          earliest = min_due(earliest, now + delay)
+        local group = record_group(rec)
+        if group ~= '' then
+          shown(group_lease_ended(k, ch, channel, group, seq, now + delay, now))
         else
-          available_now = available_now + 1
+          redis.call('ZREM', ch.f, seq)
+          redis.call('ZADD', ch.q, now + delay, seq)
+          shown(now + delay)
         end
       end
     end
   end
-  if earliest then lowered = schedule(k.timers, channel, earliest) end
-  if available_now > 0 then publish_now(k, channel, now, available_now) end
 end
+if earliest then lowered = schedule(k.timers, channel, earliest) end
+if available_now > 0 then publish_now(k, channel, now, available_now) end
 return { acked, retried, lowered }

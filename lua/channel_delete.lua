@@ -20,7 +20,7 @@ if redis.call('HEXISTS', k.channels, ARGV[1]) == 0 then
   return redis.error_reply('CHANNEL_NOT_FOUND')
 end
 local count = drop_messages(k, ch, ARGV[1])
-redis.call('UNLINK', ch.d, ch.dx, KEYS[14])
+redis.call('UNLINK', ch.d, ch.dx, ch.sn, KEYS[14])
 redis.call('HDEL', k.channels, ARGV[1])
 redis.call('HDEL', k.account, 'n:' .. ARGV[1])
 redis.call('ZREM', k.timers, ARGV[1])

@@ -5,9 +5,12 @@ KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys of the channel
 ARGV[1] channel id
 Returns: { queued, delayed, in_flight, storage_bytes, oldest_message_ms or false, config,
-           expiring_within_1h, now_ms } or false
+           expiring_within_1h, now_ms, groups, blocked_groups } or false
          when the channel does not exist. queued counts messages available now,
-         including those whose lease has ended. expiring_within_1h counts whole minutes of
+         including those whose lease has ended, and grouped messages waiting behind their
+         group's head (every message neither delayed nor in flight). groups: groups holding
+         a message; blocked_groups: groups whose head is in flight or waiting for a retry
+         (docs/api/groups.md). expiring_within_1h counts whole minutes of
          expiry: messages expiring in the minute that holds now + 1 h count too.
 Errors:  none
 ]]
@@ -16,10 +19,12 @@ local ch = channel_keys(7)
 local cfg = redis.call('HGET', k.channels, ARGV[1])
 if not cfg then return false end
 local now = now_ms()
-local queued = redis.call('ZCOUNT', ch.q, '-inf', now) + redis.call('ZCOUNT', ch.f, '-inf', now)
 local delayed = redis.call('ZCOUNT', ch.q, '(' .. now, '+inf')
 local in_flight = redis.call('ZCOUNT', ch.f, '(' .. now, '+inf')
+local queued = math.max(0, message_count(ch) - delayed - in_flight)
+local groups = redis.call('HLEN', ch.gn)
+local blocked = redis.call('HLEN', ch.gl) + redis.call('ZCARD', ch.gw)
 local oldest = oldest_sent_ms(ch)
 local storage = tonumber(redis.call('HGET', k.usage, ARGV[1]) or '0')
 local expiring = expiring_until(ch, now + 3600000)
-return { queued, delayed, in_flight, storage, oldest, cfg, expiring, now }
+return { queued, delayed, in_flight, storage, oldest, cfg, expiring, now, groups, blocked }

@@ -1,5 +1,10 @@
 --[[
 pull: lease up to batch_size available messages, oldest-available first.
+Message groups (docs/api/groups.md): a group's head shows in q; taking it takes the group's
+next consecutive available messages too, at most ceil(batch_size / ready) of them (ready:
+the messages and group heads available now), all in flight together; under strict order
+the group is then locked until none of them is leased. A grouped lease that ended makes
+its group's head show again (common.lua: group_lease_ended) rather than being leased here.
 A message is available when its queue score (send time + delay, or retry time)
 or its ended lease's deadline is at or before now. Each returned message gets
 attempts + 1, a fresh lease nonce and a deadline of now + visibility timeout.
@@ -46,15 +51,87 @@ if dlq == '' then dl = nil end
 local settings = parse_settings(cfg)
 local receive_wait = settings.receive_wait_ms or false
 if settings.paused then
-  return { redis.call('ZCARD', ch.q) + redis.call('ZCARD', ch.f), {}, false, 0, 0, 0, receive_wait }
+  return { message_count(ch), {}, false, 0, 0, 0, receive_wait }
 end
 local vt = tonumber(ARGV[6]) or settings.visibility_ms or DEFAULT_VISIBILITY_MS
+local fair = settings.named.group_order == 'fair'
 
 local now = now_ms()
 local deadline = now + vt
 local out = {}
 local leased = 0
 local discarded, dead_lettered, expired = 0, 0, 0
+local ready = available_count(ch, now)
+local share = ready > 0 and math.ceil(batch / ready) or batch
+-- groups whose head is shown again after this pull: group -> not before (ms) or false
+local reshow = {}
+
+local function lease(seq, rec, rest, attempts, from_queue)
+  leased = leased + 1
+  local nonce = string.sub(nonces, (leased - 1) * 22 + 1, leased * 22)
+  local leased_rec = record_with_lease(rec, rest, attempts + 1, nonce)
+  redis.call('HSET', ch.m, seq, leased_rec)
+  if from_queue then redis.call('ZREM', ch.q, seq) end
+  redis.call('ZADD', ch.f, deadline, seq)
+  out[#out + 1] = seq .. nonce
+  out[#out + 1] = leased_rec
+end
+
+-- A message about to be delivered: one past its retention is deleted, one that has had its
+-- last delivery dead-lettered or discarded (nil then); else its attempts and record rest.
+local function deliverable(seq, rec)
+  local attempts, _, rest = record_head(rec)
+  if record_exp(rec, rest) <= now then
+    remove_message(k, ch, channel, seq, rec, rest)
+    expired = expired + 1
+    return nil
+  elseif attempts >= max_attempts then
+    if dead_letter(k, ch, dl, channel, dlq, seq, rec, attempts, now, max_channels) == 'discarded' then
+      discarded = discarded + 1
+    else
+      dead_lettered = dead_lettered + 1
+    end
+    return nil
+  end
+  return attempts, rest
+end
+
+-- A group's turn (token: the seq that showed it in q): its first messages, in send order,
+-- while each is available, up to its share.
+local function take_group(token, group)
+  redis.call('ZREM', ch.q, token)
+  if not fair and redis.call('HEXISTS', ch.gl, group) == 1 then return end
+  if reshow[group] ~= nil then return end
+  redis.call('ZREM', ch.gw, group)
+  local key = ch.g .. group
+  local members = redis.call('ZRANGE', key, 0, math.min(share, batch - leased) - 1)
+  local taken = 0
+  for _, seq in ipairs(members) do
+    if tonumber(redis.call('HGET', ch.ga, seq) or '0') > now then break end
+    local rec = redis.call('HGET', ch.m, seq)
+    if not rec then
+      redis.call('ZREM', key, seq)
+      redis.call('HDEL', ch.ga, seq)
+    else
+      local attempts, rest = deliverable(seq, rec)
+      if attempts then
+        lease(seq, rec, rest, attempts, false)
+        taken = taken + 1
+        if fair then
+          redis.call('ZREM', key, seq)
+          redis.call('HDEL', ch.ga, seq)
+        end
+      end
+    end
+  end
+  if fair then
+    reshow[group] = now
+  elseif taken > 0 then
+    redis.call('HINCRBY', ch.gl, group, taken)
+  else
+    reshow[group] = false
+  end
+end
 
 -- Messages discarded or expired on the way are bounded too, so that one pull
 -- stays O(log n + batch) even when the sweeper has fallen behind.
@@ -66,6 +143,7 @@ while leased < batch and discarded + dead_lettered + expired < MAX_SKIPPED do
   if #queued == 0 and #ended == 0 then break end
   local i, j = 1, 1
   for _ = 1, need do
+    if leased >= batch then break end
     local from_queue
     if i > #queued and j > #ended then break end
     if j > #ended then
@@ -76,44 +154,36 @@ while leased < batch and discarded + dead_lettered + expired < MAX_SKIPPED do
       local qs, fs = tonumber(queued[i + 1]), tonumber(ended[j + 1])
       from_queue = qs < fs or (qs == fs and queued[i] < ended[j])
     end
-    local seq
+    local seq, score
     if from_queue then
-      seq = queued[i]; i = i + 2
+      seq, score = queued[i], tonumber(queued[i + 1]); i = i + 2
     else
-      seq = ended[j]; j = j + 2
+      seq, score = ended[j], tonumber(ended[j + 1]); j = j + 2
     end
     local rec = redis.call('HGET', ch.m, seq)
     if not rec then
       redis.call('ZREM', ch.q, seq)
       redis.call('ZREM', ch.f, seq)
     else
-      local attempts, _, rest = record_head(rec)
-      if record_exp(rec, rest) <= now then
-        remove_message(k, ch, channel, seq, rec, rest)
-        expired = expired + 1
-      elseif attempts >= max_attempts then
-        if dead_letter(k, ch, dl, channel, dlq, seq, rec, attempts, now, max_channels) == 'discarded' then
-          discarded = discarded + 1
-        else
-          dead_lettered = dead_lettered + 1
-        end
+      local group = record_group(rec)
+      if group ~= '' and not from_queue then
+        -- its lease ran out: its group's head shows again (taken in a later round)
+        group_lease_ended(k, ch, channel, group, seq, score, score)
+      elseif group ~= '' and redis.call('ZSCORE', ch.g .. group, seq) then
+        take_group(seq, group)
       else
-        leased = leased + 1
-        local nonce = string.sub(nonces, (leased - 1) * 22 + 1, leased * 22)
-        local leased_rec = record_with_lease(rec, rest, attempts + 1, nonce)
-        redis.call('HSET', ch.m, seq, leased_rec)
-        if from_queue then redis.call('ZREM', ch.q, seq) end
-        redis.call('ZADD', ch.f, deadline, seq)
-        out[#out + 1] = seq .. nonce
-        out[#out + 1] = leased_rec
+        local attempts, rest = deliverable(seq, rec)
+        if attempts then lease(seq, rec, rest, attempts, from_queue) end
       end
     end
   end
 end
-
 local lowered = false
-if leased > 0 then
-  lowered = schedule(k.timers, channel, deadline)
+for group, since in pairs(reshow) do
+  local at = group_show(ch, group, since or nil)
+  if at and at > now then lowered = min_due(lowered, schedule(k.timers, channel, at)) end
 end
-local backlog = redis.call('ZCARD', ch.q) + redis.call('ZCARD', ch.f)
-return { backlog, out, lowered, discarded, dead_lettered, expired, receive_wait }
+if leased > 0 then
+  lowered = min_due(lowered, schedule(k.timers, channel, deadline))
+end
+return { message_count(ch), out, lowered, discarded, dead_lettered, expired, receive_wait }

@@ -27,21 +27,33 @@ end
 local now = now_ms()
 local moved = 0
 local earliest_expiry = false
-local waiting = redis.call('ZRANGEBYSCORE', from.q, '-inf', '+inf', 'LIMIT', 0, tonumber(ARGV[6]))
-for _, seq in ipairs(waiting) do
-  if moved >= max then break end
-  local rec = redis.call('HGET', from.m, seq)
-  if rec then
-    local _, _, rest = record_head(rec)
-    local _, _, _, _, _, _, src = record_fields(rec, rest)
-    if not only_from_target or src == target then
-      if moved == 0 and not ensure_channel(k, target, tonumber(ARGV[5]), now) then
-        return redis.error_reply('CHANNEL_LIMIT ' .. ARGV[5])
+-- A grouped message's next one shows in q when it moves, so the waiting ones are read again
+-- until enough moved or all were looked at (skipped ones are read past).
+local limit = tonumber(ARGV[6])
+local looked, skipped = 0, 0
+while moved < max and looked < limit do
+  local waiting = redis.call('ZRANGEBYSCORE', from.q, '-inf', '+inf', 'LIMIT', skipped, limit - looked)
+  if #waiting == 0 then break end
+  for _, seq in ipairs(waiting) do
+    if moved >= max then break end
+    looked = looked + 1
+    local rec = redis.call('HGET', from.m, seq)
+    if rec then
+      local _, _, rest = record_head(rec)
+      local _, _, _, _, _, _, src = record_fields(rec, rest)
+      if not only_from_target or src == target then
+        if moved == 0 and not ensure_channel(k, target, tonumber(ARGV[5]), now) then
+          return redis.error_reply('CHANNEL_LIMIT ' .. ARGV[5])
+        end
+        local fresh, exp, size, group = moved_record(rec, '', '')
+        move_message(k, from, to, source, target, seq, fresh, exp, size, now, group)
+        earliest_expiry = min_due(earliest_expiry, exp)
+        moved = moved + 1
+      else
+        skipped = skipped + 1
       end
-      local fresh, exp, size = moved_record(rec, '', '')
-      move_message(k, from, to, source, target, seq, fresh, exp, size, now)
-      earliest_expiry = min_due(earliest_expiry, exp)
-      moved = moved + 1
+    else
+      redis.call('ZREM', from.q, seq)
     end
   end
 end

@@ -25,10 +25,14 @@ for i = 2, #ARGV do
     if rec and redis.call('ZSCORE', ch.f, seq) then
       local attempts, current, rest = record_head(rec)
       if current == nonce then
-        local _, ts = record_fields(rec, rest)
+        local _, ts, _, _, _, _, _, _, _, group = record_fields(rec, rest)
         redis.call('HSET', ch.m, seq, record_with_lease(rec, rest, math.max(0, attempts - 1), ''))
-        redis.call('ZREM', ch.f, seq)
-        redis.call('ZADD', ch.q, ts, seq)
+        if group ~= '' then
+          group_lease_ended(k, ch, channel, group, seq, ts, nil)
+        else
+          redis.call('ZREM', ch.f, seq)
+          redis.call('ZADD', ch.q, ts, seq)
+        end
         released = released + 1
       end
     end

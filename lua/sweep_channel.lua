@@ -1,7 +1,8 @@
 --[[
 sweep_channel: do the time-driven work that has come due on one channel, and
 set the channel's timer to its next due time.
-  - leases that ended: re-queued (available at their deadline), or, after the
+  - leases that ended: re-queued (available at their deadline; a grouped message's group
+    shows its head again: common.lua group_lease_ended), or, after the
     last delivery, dead-lettered or discarded;
   - delays and retries that ended, and coalesced announcements left pending:
     announced with a new_message event (none when nothing became available);
@@ -70,8 +71,13 @@ for i = 1, #ended, 2 do
         dead_lettered = dead_lettered + 1
       end
     else
-      redis.call('ZREM', ch.f, seq)
-      redis.call('ZADD', ch.q, deadline, seq)
+      local group = record_group(rec)
+      if group ~= '' then
+        group_lease_ended(k, ch, channel, group, seq, tonumber(deadline), tonumber(deadline))
+      else
+        redis.call('ZREM', ch.f, seq)
+        redis.call('ZADD', ch.q, deadline, seq)
+      end
       requeued = requeued + 1
     end
   end

@@ -32,6 +32,8 @@ const channelExample = {
   in_flight: 1,
   storage_bytes: 412,
   oldest_message_ms: 1767225600000,
+  groups: 0,
+  blocked_groups: 0,
 };
 const config = {
   dead_letter_channel: 'orders-dlq',
@@ -42,6 +44,8 @@ const config = {
   delay_seconds: 0,
   retention_seconds: 259200,
   receive_wait_seconds: 0,
+  group_order: 'strict',
+  fifo: false,
 };
 const channelDetails = {
   ...channelExample,

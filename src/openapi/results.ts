@@ -25,6 +25,10 @@ export const pulledMessage = strict(
     attempts: { type: 'integer', minimum: 1, description: 'deliveries so far, this one included' },
     metadata: { type: 'object', additionalProperties: true },
     lease_id: { type: 'string', description: 'acknowledge, extend or retry with this' },
+    group_id: {
+      type: 'string',
+      description: 'its message group (docs/api/groups.md), when sent with one',
+    },
     dead_letter: strict({ source_channel: { type: 'string' }, attempts: integer }),
   },
   ['id', 'body', 'content_type', 'timestamp_ms', 'attempts', 'metadata', 'lease_id'],
@@ -37,6 +41,8 @@ const channelCounts = {
   in_flight: count('leased'),
   storage_bytes: integer,
   oldest_message_ms: msOrNull,
+  groups: count('message groups holding a message (docs/api/groups.md)'),
+  blocked_groups: count('groups whose head is in flight or waiting for a retry'),
 };
 
 /** A channel's settings as in effect: one never set shows its default. */
@@ -53,6 +59,13 @@ export const channelConfig = strict({
     description: "how long a message is kept (at most the plan's retention)",
   },
   receive_wait_seconds: count("the SQS endpoint's default WaitTimeSeconds"),
+  group_order: {
+    type: 'string',
+    enum: ['strict', 'fair'],
+    description:
+      'strict: order per group and fair turns; fair: fair turns only (docs/api/groups.md)',
+  },
+  fifo: { type: 'boolean', description: 'every message needs a group_id (an SQS .fifo queue)' },
 });
 
 export const channel = strict({

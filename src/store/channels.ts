@@ -51,7 +51,18 @@ function parseConfig(config: string): ChannelConfig {
 const settingArg = (value: number | null | undefined, scale = 1): string | number =>
   value === undefined ? '' : value === null ? '-' : Math.round(value * scale);
 
-type StatsReply = [number, number, number, number, number | null, string, number, number];
+type StatsReply = [
+  number,
+  number,
+  number,
+  number,
+  number | null,
+  string,
+  number,
+  number,
+  number,
+  number,
+];
 
 /** A channel script's error as the client is told it (the one table, SCRIPT_ERRORS). */
 function mapChannelErrors(err: unknown, account: string, channel: string): unknown {
@@ -74,6 +85,8 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
     oldest_message_age_seconds:
       reply[4] === null || reply[4] === undefined ? null : Math.max(0, reply[7] - reply[4]) / 1000,
     expiring_within_1h: reply[6],
+    groups: reply[8] ?? 0,
+    blocked_groups: reply[9] ?? 0,
     created_ms: Number(reply[5].split('|')[3]),
     config: parseConfig(reply[5]),
   });

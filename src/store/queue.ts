@@ -48,12 +48,13 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
           m.metadataJson.length,
           m.metadataJson,
           m.bodyJson,
+          m.groupId ?? '',
         );
       }
       tail.push(ctx.fanout.windowMs);
       const cap = options.sizeCap;
       if (cap) tail.push(cap.setting, cap.planLimit, ...cap.sizes);
-      const [compactIds, lowered, pendingMs] = await ctx.run<SendReply, SendArgs>(
+      const [compactIds, lowered, pendingMs, sequenceNumbers] = await ctx.run<SendReply, SendArgs>(
         sendScript,
         { account, channel, caller, webhooks: options.webhookId !== undefined },
         {
@@ -66,6 +67,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
         tail,
       );
       const ids = compactIds.map(uuidText);
+      if (options.sequenceNumbers) options.sequenceNumbers.push(...(sequenceNumbers ?? []));
       ctx.metrics.count('sent', messages.length === 1 ? 1 : new Set(ids).size);
       ctx.fanout.schedule(account, channel, pendingMs);
       await ctx.lowerDue(account, lowered);

@@ -32,6 +32,7 @@ export const SCRIPT_ERROR_CODES = [
   'CHANNEL_LIMIT',
   'CHANNEL_NOT_FOUND',
   'CHANNEL_SCOPE',
+  'GROUP_REQUIRED',
   'MESSAGE_TOO_LARGE',
   'RATE_LIMITED',
   'SESSION_ENDED',
@@ -92,6 +93,11 @@ export const SCRIPT_ERRORS: Record<
     ),
   CHANNEL_NOT_FOUND: (_, { channel }) =>
     new RelayError('channel_not_found', `channel ${channel} does not exist`),
+  GROUP_REQUIRED: ([index], { channel }) =>
+    new RelayError(
+      'invalid_field',
+      `messages[${index}].group_id is required: channel ${channel} is a FIFO channel (fifo: true)`,
+    ),
   STORAGE_LIMIT: ([max]) =>
     new RelayError(
       'storage_limit',

@@ -12,6 +12,8 @@ export interface NewMessage {
   size: number;
   contentType: string;
   dedupId: string | null;
+  /** the message's group (docs/api/groups.md), null for none */
+  groupId?: string | null;
   metadataJson: string;
   bodyJson: string;
 }
@@ -23,6 +25,11 @@ export interface SendOptions {
   webhookId?: string;
   /** a cap on each message's size kept in a named channel setting (the SQS endpoint's) */
   sizeCap?: SizeCap;
+  /**
+   * filled by the send, when given: each message's FIFO sequence number ('' on a channel that
+   * is not FIFO), in the messages' order (a duplicate's is its original's)
+   */
+  sequenceNumbers?: string[];
 }
 
 export interface PullOptions {
@@ -88,6 +95,10 @@ export interface ChannelStats {
   oldest_message_age_seconds: number | null;
   /** messages whose retention ends within the next hour */
   expiring_within_1h: number;
+  /** groups holding a message (docs/api/groups.md) */
+  groups: number;
+  /** groups whose head is in flight or waiting for a retry */
+  blocked_groups: number;
   /** when the channel was created (Redis time); the SQS endpoint's CreatedTimestamp */
   created_ms: number;
   config: ChannelConfig;
