@@ -85,6 +85,7 @@ export function sendScriptCall(
       2,
       '{}',
       b,
+      '',
     );
   }
   tail.push(FANOUT_WINDOW_MS);
@@ -114,6 +115,7 @@ export function pullScriptCall(
     batch_size: batch,
     nonces: nonces(batch),
     dead_letter_channel: '',
+    attempt_id: '',
   };
   return call(scripts, redis, pullScript, account, channel, args, []);
 }
@@ -131,6 +133,7 @@ export function ackScriptCall(
     channel,
     must_exist: '0' as const,
     dead_letter_channel: '',
+    attempt_id: '',
     a: leases.length,
   };
   return call(scripts, redis, ackScript, account, channel, args, [...leases, 0]);

@@ -22,6 +22,10 @@ ARGV[6] visibility_timeout_ms: integer, or '' for the channel's setting, else th
 ARGV[7] batch_size: integer
 ARGV[8] nonces: batch_size random strings of 22 characters, concatenated
 ARGV[9] dead_letter_channel: the one the caller passed keys for ('' for none)
+ARGV[10] attempt_id: '' or an id of this receive (SQS ReceiveRequestAttemptId, 1-128 of
+        [A-Za-z0-9!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~]): a pull that gives an id given within
+        the last 5 minutes returns the messages that pull leased, those still leased by it,
+        and leases nothing new (key rq:{a}:c:<channel>:ra:<id>, under the account's tag)
 The plan's max_channels (a dead-letter channel may have to be created) comes from PLANS.
 Returns: { backlog_count, {lease_id, record, lease_id, record, ...}, lowered_due_ms or false,
            discarded, dead_lettered, expired, receive_wait_ms (the channel's setting) or false }
@@ -54,6 +58,26 @@ if settings.paused then
   return { message_count(ch), {}, false, 0, 0, 0, receive_wait }
 end
 local vt = tonumber(ARGV[6]) or settings.visibility_ms or DEFAULT_VISIBILITY_MS
+local attempt_key = (ARGV[10] or '') ~= '' and (string.sub(ch.q, 1, -2) .. 'ra:' .. ARGV[10]) or nil
+local ATTEMPT_MS = 300000
+if attempt_key then
+  local before = redis.call('GET', attempt_key)
+  if before then
+    local again = {}
+    for lease in string.gmatch(before, '%S+') do
+      local seq, nonce = string.sub(lease, 1, 12), string.sub(lease, 13)
+      local rec = redis.call('HGET', ch.m, seq)
+      if rec and redis.call('ZSCORE', ch.f, seq) then
+        local _, current = record_head(rec)
+        if current == nonce then
+          again[#again + 1] = lease
+          again[#again + 1] = rec
+        end
+      end
+    end
+    return { message_count(ch), again, false, 0, 0, 0, receive_wait }
+  end
+end
 local fair = settings.named.group_order == 'fair'
 
 local now = now_ms()
@@ -185,5 +209,10 @@ for group, since in pairs(reshow) do
 end
 if leased > 0 then
   lowered = min_due(lowered, schedule(k.timers, channel, deadline))
+end
+if attempt_key then
+  local leases = {}
+  for n = 1, #out, 2 do leases[#leases + 1] = out[n] end
+  redis.call('SET', attempt_key, table.concat(leases, ' '), 'PX', ATTEMPT_MS)
 end
 return { message_count(ch), out, lowered, discarded, dead_lettered, expired, receive_wait }

@@ -29,6 +29,10 @@ export const pulledMessage = strict(
       type: 'string',
       description: 'its message group (docs/api/groups.md), when sent with one',
     },
+    sequence_number: {
+      type: 'string',
+      description: "a FIFO channel's sequence number (decimal, increasing per channel)",
+    },
     dead_letter: strict({ source_channel: { type: 'string' }, attempts: integer }),
   },
   ['id', 'body', 'content_type', 'timestamp_ms', 'attempts', 'metadata', 'lease_id'],

@@ -89,6 +89,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
             batch_size: options.batchSize,
             nonces: nonces(options.batchSize),
             dead_letter_channel: dlq,
+            attempt_id: options.attemptId ?? '',
           },
         ),
       );

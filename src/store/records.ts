@@ -110,7 +110,9 @@ export function pulledMessageJson(leaseId: string, record: string): string {
     ? `,"dead_letter":{"source_channel":"${r.sourceChannel}","attempts":${r.sourceAttempts}}`
     : '';
   // group ids are of [A-Za-z0-9_.:/=+@-]: nothing to escape
-  const group = r.groupId ? `,"group_id":"${r.groupId}"` : '';
+  const group =
+    (r.groupId ? `,"group_id":"${r.groupId}"` : '') +
+    (r.sequenceNumber ? `,"sequence_number":"${r.sequenceNumber}"` : '');
   return (
     `{"body":${r.bodyJson},"id":"${r.uuid}","timestamp_ms":${r.timestampMs},` +
     `"attempts":${r.attempts},"metadata":${r.metadataJson},"lease_id":"${leaseId}",` +

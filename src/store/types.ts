@@ -38,6 +38,8 @@ export interface PullOptions {
   batchSize: number;
   /** refuse a channel that does not exist (channel_not_found) instead of answering empty */
   mustExist?: boolean;
+  /** the SQS ReceiveRequestAttemptId: a retry within 5 minutes gets the same leases back */
+  attemptId?: string;
 }
 
 export interface PullResult {
