@@ -25,7 +25,7 @@ ARGV[9] dead_letter_channel: the one the caller passed keys for ('' for none)
 ARGV[10] attempt_id: '' or an id of this receive (SQS ReceiveRequestAttemptId, 1-128 of
         [A-Za-z0-9!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~]): a pull that gives an id given within
         the last 5 minutes returns the messages that pull leased, those still leased by it,
-        and leases nothing new (key rq:{a}:c:<channel>:ra:<id>, under the account's tag)
+        and leases nothing new (a pull that leased nothing is not remembered) (key rq:{a}:c:<channel>:ra:<id>, under the account's tag)
 The plan's max_channels (a dead-letter channel may have to be created) comes from PLANS.
 Returns: { backlog_count, {lease_id, record, lease_id, record, ...}, lowered_due_ms or false,
            discarded, dead_lettered, expired, receive_wait_ms (the channel's setting) or false }
@@ -210,7 +210,7 @@ end
 if leased > 0 then
   lowered = min_due(lowered, schedule(k.timers, channel, deadline))
 end
-if attempt_key then
+if attempt_key and leased > 0 then
   local leases = {}
   for n = 1, #out, 2 do leases[#leases + 1] = out[n] end
   redis.call('SET', attempt_key, table.concat(leases, ' '), 'PX', ATTEMPT_MS)
