@@ -167,6 +167,14 @@ const webhookCommon = {
   label: { type: ['string', 'null'] },
   verify: webhookVerify,
   dedup_header: { type: ['string', 'null'] },
+  group_by: {
+    oneOf: [
+      strict({ header: { type: 'string' } }),
+      strict({ json_pointer: { type: 'string' } }),
+      { type: 'null' },
+    ],
+    description: 'where a delivery gets its group_id (docs/api/groups.md); null: no group',
+  },
   created_at: { ...integer, description: 'ms since the epoch' },
 };
 

@@ -274,7 +274,12 @@ export interface WebhookRecord {
   verify: WebhookVerify | null;
   /** request header whose value is the delivery's dedup id (lower case), or null */
   dedup_header: string | null;
+  /** where a delivery's group_id comes from (docs/api/groups.md); absent or null: no group */
+  group_by?: WebhookGroupBy | null;
 }
+
+/** A header (lower case) or an RFC 6901 pointer into the JSON body. */
+export type WebhookGroupBy = { header: string } | { json_pointer: string };
 
 export interface WebhookEntry extends WebhookRecord {
   created_ms: number;
