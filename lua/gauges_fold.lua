@@ -5,7 +5,8 @@ folded before. A snapshot not newer than the one folded is ignored, so folding
 is idempotent and pods may fold the same account concurrently, in any order.
 KEYS[1] gauges: hash of service-wide totals            (rq:{~sys}:gauges)
 KEYS[2] gauge_accounts: hash account -> last folded     (rq:{~sys}:gauge_accounts)
-        "version_us|queued|delayed|in_flight|dead_letter|storage_bytes|channels"
+        "version_us|queued|delayed|in_flight|dead_letter|storage_bytes|channels|groups_ready|groups_blocked"
+        (rows folded before message groups end at channels: their group counts were 0)
 KEYS[3] gauge_oldest: zset account -> oldest message ms (rq:{~sys}:gauge_oldest)
 KEYS[4] gauge_expiry: zset account -> its next retention expiry ms (rq:{~sys}:gauge_expiry)
 ARGV[1] account id
@@ -13,26 +14,32 @@ ARGV[2] version_us of the snapshot
 ARGV[3..8] queued, delayed, in_flight, dead_letter, storage_bytes, channels (integers)
 ARGV[9] oldest message ms ('' for none)
 ARGV[10] next retention expiry ms ('' for none)
+ARGV[11..12] groups_ready, groups_blocked (integers; absent: 0)
 Returns: 1 when folded, 0 when an equal or newer snapshot was folded before
 Errors:  none
 ]]
-local FIELDS = { 'queued', 'delayed', 'in_flight', 'dead_letter', 'storage_bytes', 'channels' }
+local FIELDS = { 'queued', 'delayed', 'in_flight', 'dead_letter', 'storage_bytes', 'channels',
+                 'groups_ready', 'groups_blocked' }
 local account = ARGV[1]
 local version = tonumber(ARGV[2])
 local before = redis.call('HGET', KEYS[2], account)
-local old = { 0, 0, 0, 0, 0, 0 }
+local old = { 0, 0, 0, 0, 0, 0, 0, 0 }
 if before then
   local parts = {}
   for part in string.gmatch(before, '[^|]+') do parts[#parts + 1] = tonumber(part) end
   if parts[1] >= version then return 0 end
-  for i = 1, 6 do old[i] = parts[i + 1] end
+  for i = 1, 8 do old[i] = parts[i + 1] or 0 end
 end
+-- the snapshot's values in FIELDS order (ARGV[3..8], then ARGV[11..12])
+local values = {}
+for i = 1, 6 do values[i] = ARGV[2 + i] end
+values[7], values[8] = ARGV[11] or '0', ARGV[12] or '0'
 local row = { ARGV[2] }
-for i = 1, 6 do
-  local value = tonumber(ARGV[2 + i])
+for i = 1, 8 do
+  local value = tonumber(values[i])
   local delta = value - old[i]
   if delta ~= 0 then redis.call('HINCRBY', KEYS[1], FIELDS[i], delta) end
-  row[#row + 1] = ARGV[2 + i]
+  row[#row + 1] = values[i]
 end
 redis.call('HSET', KEYS[2], account, table.concat(row, '|'))
 for i, key in ipairs({ KEYS[3], KEYS[4] }) do

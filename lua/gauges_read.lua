@@ -6,7 +6,8 @@ KEYS[3] accounts: set of every account id              (rq:{~sys}:accounts)
 KEYS[4] gauge_expiry: zset account -> next expiry ms   (rq:{~sys}:gauge_expiry)
 ARGV    none
 Returns: { queued, delayed, in_flight, dead_letter, storage_bytes, channels, accounts,
-           oldest_message_ms or false, now_ms, next_expiry_ms or false }
+           oldest_message_ms or false, now_ms, next_expiry_ms or false, groups_ready,
+           groups_blocked }
 Errors:  none
 ]]
 local v = redis.call('HMGET', KEYS[1], 'queued', 'delayed', 'in_flight', 'dead_letter',
@@ -21,4 +22,7 @@ out[9] = now_ms()
 local soonest = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
 out[10] = false
 if soonest[2] then out[10] = tonumber(soonest[2]) end
+local groups = redis.call('HMGET', KEYS[1], 'groups_ready', 'groups_blocked')
+out[11] = tonumber(groups[1] or '0')
+out[12] = tonumber(groups[2] or '0')
 return out

@@ -29,6 +29,9 @@ export interface BacklogTotals {
   oldest_message_age_seconds: number;
   /** seconds until retention next deletes a message anywhere; Infinity when none */
   next_expiry_seconds: number;
+  /** message groups (docs/api/groups.md): ready (not blocked) and blocked */
+  groups_ready: number;
+  groups_blocked: number;
 }
 
 type Snapshot = [
@@ -41,6 +44,8 @@ type Snapshot = [
   number,
   number | null,
   number | null,
+  number,
+  number,
 ];
 
 export class BacklogGauges {
@@ -113,6 +118,8 @@ export class BacklogGauges {
       oldest_message_age_seconds: oldest === null ? 0 : Math.max(0, now - oldest) / 1000,
       next_expiry_seconds:
         soonest === null || soonest === undefined ? Infinity : Math.max(0, soonest - now) / 1000,
+      groups_ready: (r[10] as number | undefined) ?? 0,
+      groups_blocked: (r[11] as number | undefined) ?? 0,
     };
   }
 
@@ -160,6 +167,7 @@ export class BacklogGauges {
       if (snapshot === 'stale') continue;
       const [version, ...values] = snapshot;
       const [oldest, nextExpiry] = [values[6], values[7]];
+      const [groupsReady, groupsBlocked] = [values[8] ?? 0, values[9] ?? 0];
       await this.ctx.call(
         'gauges_fold',
         [
@@ -168,7 +176,15 @@ export class BacklogGauges {
           systemKeys.gaugeOldest,
           systemKeys.gaugeExpiry,
         ],
-        [account, version, ...values.slice(0, 6).map(Number), oldest ?? '', nextExpiry ?? ''],
+        [
+          account,
+          version,
+          ...values.slice(0, 6).map(Number),
+          oldest ?? '',
+          nextExpiry ?? '',
+          Number(groupsReady),
+          Number(groupsBlocked),
+        ],
       );
       return;
     }
