@@ -18,7 +18,9 @@ ARGV[10] retention_ms: integer, '-' to reset to the default, '' to keep
 ARGV[11] receive_wait_ms (SQS ReceiveMessageWaitTimeSeconds): integer, '-' to reset, '' to keep
 ARGV[12..] named settings to change, each 'name=value' (value without '|'); 'name=' removes it
 Returns: the config string
-Errors:  ACCOUNT_GONE (the caller's account was deleted); CHANNEL_LIMIT <max_channels>
+Errors:  ACCOUNT_GONE (the caller's account was deleted); CHANNEL_LIMIT <max_channels>;
+         GROUP_ORDER_BUSY <groups> (group_order would change while the channel holds grouped
+         messages: their bookkeeping differs between the two orders, docs/api/groups.md)
 ]]
 local k = account_keys(1)
 local ch = channel_keys(7)
@@ -61,6 +63,11 @@ settings.named = settings.named or {}
 for i = 12, #ARGV do
   local name, value = string.match(ARGV[i], '^([%w_]+)=([^|]*)$')
   if name then settings.named[name] = value ~= '' and value or nil end
+end
+local function order_of(named) return named.group_order == 'fair' and 'fair' or 'strict' end
+if cfg and order_of(parse_settings(cfg).named) ~= order_of(settings.named) then
+  local groups = redis.call('HLEN', ch.gn)
+  if groups > 0 then return redis.error_reply('GROUP_ORDER_BUSY ' .. groups) end
 end
 local updated = format_config(max_attempts, dedup_window, dlq, created, format_settings(settings))
 redis.call('HSET', k.channels, channel, updated)

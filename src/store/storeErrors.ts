@@ -32,6 +32,7 @@ export const SCRIPT_ERROR_CODES = [
   'CHANNEL_LIMIT',
   'CHANNEL_NOT_FOUND',
   'CHANNEL_SCOPE',
+  'GROUP_ORDER_BUSY',
   'GROUP_REQUIRED',
   'MESSAGE_TOO_LARGE',
   'RATE_LIMITED',
@@ -93,6 +94,11 @@ export const SCRIPT_ERRORS: Record<
     ),
   CHANNEL_NOT_FOUND: (_, { channel }) =>
     new RelayError('channel_not_found', `channel ${channel} does not exist`),
+  GROUP_ORDER_BUSY: ([groups], { channel }) =>
+    new RelayError(
+      'invalid_field',
+      `group_order cannot change while channel ${channel} holds grouped messages (${groups} groups); change it when they are delivered`,
+    ),
   GROUP_REQUIRED: ([index], { channel }) =>
     new RelayError(
       'invalid_field',

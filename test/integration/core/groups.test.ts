@@ -279,6 +279,17 @@ test('group_order fair: fair turns without locking or order', async () => {
   expect((await view('orders')).blocked_groups).toBe(0);
 });
 
+test('group_order cannot change while the channel holds grouped messages (400)', async () => {
+  await rq.client.sendOk('orders', { body: 1, group_id: 'g' });
+  const res = await rq.client.configure('orders', { group_order: 'fair' });
+  expect(res.status).toBe(400);
+  expect(res.body.errors[0].message).toContain('group_order');
+  expect((await view('orders')).config.group_order).toBe('strict');
+  const [m] = await pull('orders');
+  await rq.client.ackOk('orders', [m.lease_id]);
+  await configure('orders', { group_order: 'fair' });
+});
+
 test('a FIFO channel refuses a message without group_id (400), storing nothing', async () => {
   await configure('orders', { fifo: true });
   expect((await view('orders')).config.fifo).toBe(true);
