@@ -141,6 +141,26 @@ test('dead-lettering the head releases the next; the dead letter keeps its group
   expect(dead.map((m) => [m.body, m.group_id])).toEqual([[1, 'g']]);
 });
 
+test('redrive moves every grouped dead letter back, in group order', async () => {
+  await configure('orders', { max_attempts: 1, dead_letter_channel: 'dlq' });
+  await rq.client.batchOk('orders', {
+    messages: [1, 2, 3].map((n) => ({ body: n, group_id: 'g' })),
+  });
+  for (let i = 0; i < 3; i++) {
+    const [m] = await pull('orders', { batch_size: 1 });
+    await rq.client.retryOk('orders', [{ lease_id: m.lease_id }]);
+  }
+  expect((await view('dlq')).groups).toBe(1);
+  expect(await rq.client.redriveOk('dlq', { to: 'orders' })).toBe(3);
+  expect((await view('dlq')).groups).toBe(0);
+  const back = await pull('orders', { batch_size: 10 });
+  expect(back.map((m) => [m.body, m.group_id])).toEqual([
+    [1, 'g'],
+    [2, 'g'],
+    [3, 'g'],
+  ]);
+});
+
 test("a delayed message blocks its group's later messages until it is delivered", async () => {
   await rq.client.sendOk('orders', { body: 1, group_id: 'g', delay_seconds: 1 });
   await rq.client.sendOk('orders', { body: 2, group_id: 'g' });
