@@ -82,7 +82,17 @@ export class StoreContext {
     redis.on('ready', () => (this.unreachable = false));
     this.logger = options.logger;
     this.duePartitions = options.duePartitions ?? 16;
-    this.fanout = new FanoutFlusher(this, options.fanoutWindowMs ?? 50, options.logger);
+    const windowMs = options.fanoutWindowMs ?? 50;
+    this.fanout = new FanoutFlusher(
+      (account, channel) =>
+        this.call<number | null>(
+          'announce_channel',
+          [...accountKeyList(account), ...channelKeyList(account, channel)],
+          [channel, windowMs],
+        ),
+      windowMs,
+      options.logger,
+    );
     this.replication = new ReplicationGate(
       redis,
       options.durability ?? { mode: 'local', replicas: 1, timeoutMs: 1000 },

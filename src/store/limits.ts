@@ -3,24 +3,10 @@
  * long polls. (The rate limits are counted by the scripts themselves: lua/lib/caller.lua.)
  */
 import type { StoreContext } from './context';
-import { holdersKey, type HolderKind } from './keys';
+import { holdersKey } from './keys';
+import type { LimitStore } from './types';
 
-export interface LimitStore {
-  acquireHolder(
-    account: string,
-    kind: HolderKind,
-    holderId: string,
-    cap: number,
-    leaseMs: number,
-  ): Promise<{ taken: boolean; held: number }>;
-  releaseHolders(account: string, kind: HolderKind, holderIds: string[]): Promise<number>;
-  refreshHolders(
-    account: string,
-    kind: HolderKind,
-    holderIds: string[],
-    leaseMs: number,
-  ): Promise<number>;
-}
+export type { LimitStore } from './types';
 
 export function createLimitStore(ctx: StoreContext): LimitStore {
   return {

@@ -1,5 +1,5 @@
 /** The store's interface: what HTTP and WebSocket code may ask of the queue state. */
-import type { LimitStore } from './limits';
+import type { HolderKind } from './keys';
 import type { Caller, PlanLimits } from '../types';
 
 export type { PlanLimits } from '../types';
@@ -293,6 +293,24 @@ export interface WebhookStore {
     id: string,
     reason: string,
   ): Promise<{ noted: boolean; gone: boolean; waitMs: number }>;
+}
+
+/** Leased places behind the account limits, shared by every pod (src/store/limits.ts). */
+export interface LimitStore {
+  acquireHolder(
+    account: string,
+    kind: HolderKind,
+    holderId: string,
+    cap: number,
+    leaseMs: number,
+  ): Promise<{ taken: boolean; held: number }>;
+  releaseHolders(account: string, kind: HolderKind, holderIds: string[]): Promise<number>;
+  refreshHolders(
+    account: string,
+    kind: HolderKind,
+    holderIds: string[],
+    leaseMs: number,
+  ): Promise<number>;
 }
 
 export interface Store {
