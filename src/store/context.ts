@@ -7,16 +7,20 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../metrics';
 import { FanoutFlusher } from './fanout';
 import { ReplicationGate, type DurabilityOptions } from './replication';
-import {
-  accountKeyList,
-  accountOfAccountKey,
-  channelKeyList,
-  duePartitionKeys,
-  duePartitionOf,
-} from './keys';
+import { accountOfAccountKey, duePartitionOf } from './keys';
 import type { RedisClient } from './redis';
 import { runScript, type ScriptName, type Scripts } from './scripts';
 import type { PlanTable } from './scripts/plans';
+import {
+  announceChannelScript,
+  type AnnounceChannelArgs,
+  type AnnounceChannelReply,
+} from './scripts/announceChannel';
+import {
+  lowerDueAccountScript,
+  type LowerDueAccountArgs,
+  type LowerDueAccountReply,
+} from './scripts/dueIndex';
 import { scriptArgv, scriptKeys, type ScriptKeys, type ScriptSpec } from './scripts/define';
 import { isUnavailable, rethrowStoreError, scriptError, scriptFailure } from './storeErrors';
 import { unavailable } from '../errors';
@@ -82,7 +86,17 @@ export class StoreContext {
     redis.on('ready', () => (this.unreachable = false));
     this.logger = options.logger;
     this.duePartitions = options.duePartitions ?? 16;
-    this.fanout = new FanoutFlusher(this, options.fanoutWindowMs ?? 50, options.logger);
+    const windowMs = options.fanoutWindowMs ?? 50;
+    this.fanout = new FanoutFlusher(
+      (account, channel) =>
+        this.run<AnnounceChannelReply, AnnounceChannelArgs>(
+          announceChannelScript,
+          { account, channel },
+          { channel, fanout_window_ms: windowMs },
+        ),
+      windowMs,
+      options.logger,
+    );
     this.replication = new ReplicationGate(
       redis,
       options.durability ?? { mode: 'local', replicas: 1, timeoutMs: 1000 },
@@ -147,7 +161,7 @@ export class StoreContext {
     try {
       return await this.call<T>(spec.name, scriptKeys(spec, on), scriptArgv(spec, args, tail));
     } catch (err) {
-      throw scriptError(err, { account: on.account, channel: on.channel });
+      throw scriptError(err, { account: on.account, channel: on.channel, id: on.id });
     }
   }
 
@@ -168,8 +182,11 @@ export class StoreContext {
     if (dueMs === null || dueMs === undefined) return;
     try {
       if (this.beforeDueIndexUpdate) await this.beforeDueIndexUpdate();
-      const keys = duePartitionKeys(this.duePartitionOf(account));
-      await this.call('lower_due_account', [keys.due], [account, dueMs]);
+      await this.run<LowerDueAccountReply, LowerDueAccountArgs>(
+        lowerDueAccountScript,
+        { partition: this.duePartitionOf(account) },
+        { account, due_ms: dueMs },
+      );
     } catch (err) {
       this.logger?.warn(
         { err: String(err), account },
@@ -179,30 +196,9 @@ export class StoreContext {
   }
 
   /**
-   * Runs a script that needs the keys of the channel's dead-letter channel.
-   * A script answers STALE_CONFIG <dlq> when the guess was wrong; then the
-   * right keys are passed and the script runs again.
-   */
-  async withDeadLetterKeys<T>(
-    account: string,
-    channel: string,
-    run: (keys: string[], dlq: string) => Promise<T>,
-  ): Promise<T> {
-    return this.withDeadLetter(account, channel, (dlq) =>
-      run(
-        [
-          ...accountKeyList(account),
-          ...channelKeyList(account, channel),
-          ...channelKeyList(account, dlq === '' ? channel : dlq),
-        ],
-        dlq,
-      ),
-    );
-  }
-
-  /**
-   * withDeadLetterKeys for typed scripts, which take the dead-letter channel by name. A
-   * rerun (attempt > 0) must not count its request against the rate limits again.
+   * Runs a script that needs the keys of the channel's dead-letter channel, which the
+   * typed scripts take by name: a script answers STALE_CONFIG <dlq> when the guess was
+   * wrong; then it runs again with the right one. A rerun (attempt > 0) must not count its request against the rate limits again.
    */
   async withDeadLetter<T>(
     account: string,

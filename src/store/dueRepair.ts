@@ -11,9 +11,14 @@
  */
 import type { Logger } from 'pino';
 import type { StoreContext } from './context';
-import { accountOfTimersKey, duePartitionKeys, TIMERS_KEY_PATTERN } from './keys';
+import { accountOfTimersKey, TIMERS_KEY_PATTERN } from './keys';
 import { isCluster, type RedisClient } from './redis';
 import type { Sweeper } from './sweeper';
+import {
+  lowerDueAccountScript,
+  type LowerDueAccountArgs,
+  type LowerDueAccountReply,
+} from './scripts/dueIndex';
 
 const TICK_MS = 1000;
 const MIN_STEP = 100;
@@ -105,10 +110,10 @@ export class DueRepair {
 
   /** Lowers the account's index entry to its earliest timer; true if it was missing or later. */
   private async restore(account: string, partition: number, earliest: number): Promise<boolean> {
-    const changed = await this.ctx.call<number>(
-      'lower_due_account',
-      [duePartitionKeys(partition).due],
-      [account, earliest],
+    const changed = await this.ctx.run<LowerDueAccountReply, LowerDueAccountArgs>(
+      lowerDueAccountScript,
+      { partition },
+      { account, due_ms: earliest },
     );
     return Number(changed) === 1;
   }
