@@ -64,6 +64,8 @@ export async function pull(deps: RelayDeps, r: PullRequest): Promise<PullResult>
   const first = await pullOnce(r.caller);
   const waitMs = r.waitMs ?? first.receiveWaitMs ?? 0;
   if (waitMs === 0 || first.messages.length > 0 || signal.aborted) return first;
+  // An account this pod just found at its long-poll cap is refused without another call.
+  deps.limits.refuseLongPollIfFull(r.caller.accountId);
   const counted = r.caller.count ? { ...r.caller, count: false } : r.caller;
   const auth = await authorize(deps, counted, channel);
   const release = await deps.limits.holdLongPoll(auth.accountId, auth.limits);
