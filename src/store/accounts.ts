@@ -45,7 +45,7 @@ export function createAccountStore(ctx: StoreContext): AccountStore {
         { account: id },
         { account: id, plan },
       );
-      await ctx.redis.sadd(systemKeys.accounts, id);
+      await ctx.command((redis) => redis.sadd(systemKeys.accounts, id));
       await ctx.replication.confirm(id);
       return (await get(id)) as AccountRecord;
     },
@@ -76,8 +76,8 @@ export function createAccountStore(ctx: StoreContext): AccountStore {
         }
       }
       await ctx.run<unknown, NoArgs>(accountForgetScript, { account: id }, {});
-      await ctx.redis.srem(systemKeys.accounts, id);
-      await ctx.redis.zrem(duePartitionKeys(ctx.duePartitionOf(id)).due, id);
+      await ctx.command((redis) => redis.srem(systemKeys.accounts, id));
+      await ctx.command((redis) => redis.zrem(duePartitionKeys(ctx.duePartitionOf(id)).due, id));
       await ctx.replication.confirm(id);
     },
 
@@ -92,7 +92,7 @@ export function createAccountStore(ctx: StoreContext): AccountStore {
 
     async listTokens(account) {
       if (!(await get(account))) return null;
-      const all = await ctx.redis.hvals(accountKeys(account).tokens);
+      const all = await ctx.command((redis) => redis.hvals(accountKeys(account).tokens));
       return all
         .map((json) => JSON.parse(json) as TokenRecord)
         .sort((a, b) => a.created_ms - b.created_ms || a.id.localeCompare(b.id));
@@ -110,8 +110,8 @@ export function createAccountStore(ctx: StoreContext): AccountStore {
     async lookupToken(account, tokenId): Promise<AuthLookup> {
       const keys = accountKeys(account);
       const [json, plan] = await Promise.all([
-        ctx.redis.hget(keys.tokens, tokenId),
-        ctx.redis.hget(keys.account, 'plan'),
+        ctx.command((redis) => redis.hget(keys.tokens, tokenId)),
+        ctx.command((redis) => redis.hget(keys.account, 'plan')),
       ]);
       return { token: json ? (JSON.parse(json) as TokenRecord) : null, plan };
     },
@@ -126,7 +126,7 @@ export function createAccountStore(ctx: StoreContext): AccountStore {
     },
 
     async count() {
-      return ctx.redis.scard(systemKeys.accounts);
+      return ctx.command((redis) => redis.scard(systemKeys.accounts));
     },
   };
 }

@@ -97,7 +97,7 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
 
   return {
     async list(account) {
-      const ids = (await ctx.redis.hkeys(accountKeyList(account)[1])).sort();
+      const ids = (await ctx.command((redis) => redis.hkeys(accountKeyList(account)[1]))).sort();
       const replies = await Promise.all(ids.map((id) => stats(account, id)));
       const out: ChannelStats[] = [];
       replies.forEach((reply, i) => {

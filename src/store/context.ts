@@ -53,8 +53,12 @@ const CHANGES_BACKLOG: ReadonlySet<ScriptName> = new Set<ScriptName>([
 ]);
 const DLQ_CACHE_TTL_MS = 5_000;
 
-/** While Redis is unreachable, one script call in this interval probes it; the others fail at once. */
-const PROBE_MS = 500;
+/**
+ * While Redis is unreachable, one command in this interval probes it; the others fail at once.
+ * The first command that succeeds (or the client's reconnection) ends it, so the store answers
+ * again within this interval of Redis answering.
+ */
+const PROBE_MS = 250;
 
 export class StoreContext {
   private readonly deadLetterTargets = new Map<string, { dlq: string; at: number }>();
@@ -120,11 +124,7 @@ export class StoreContext {
    * making several calls is still answered within that timeout.
    */
   async call<T>(name: ScriptName, keys: string[], args: (string | number)[]): Promise<T> {
-    if (this.unreachable) {
-      const now = Date.now();
-      if (now < this.nextProbe) throw unavailable();
-      this.nextProbe = now + PROBE_MS;
-    }
+    this.admit();
     const end = this.metrics.scriptDuration.startTimer({ script: name });
     try {
       const result = (await runScript(this.scripts, name, keys, args)) as T;
@@ -145,6 +145,33 @@ export class StoreContext {
     } finally {
       end();
     }
+  }
+
+  /**
+   * Sends any other Redis command of the store (reads such as HKEYS, SSCAN, PING) through the
+   * same door as the scripts: while Redis is unreachable it fails at once with the 503 (but
+   * the probes); an outage is the 503 (RelayError 'unavailable'), never a raw client error;
+   * and its success, like a script's, ends the outage. probe: send it even while Redis is
+   * held unreachable (the readiness check).
+   */
+  async command<T>(send: (redis: RedisClient) => Promise<T>, probe = false): Promise<T> {
+    if (!probe) this.admit();
+    try {
+      const result = await send(this.redis);
+      this.unreachable = false;
+      return result;
+    } catch (err) {
+      if (isUnavailable(err)) this.markUnreachable();
+      return rethrowStoreError(err);
+    }
+  }
+
+  /** Lets a command through: always while Redis answers, else one probe per PROBE_MS. */
+  private admit(): void {
+    if (!this.unreachable) return;
+    const now = Date.now();
+    if (now < this.nextProbe) throw unavailable();
+    this.nextProbe = now + PROBE_MS;
   }
 
   /**

@@ -82,25 +82,20 @@ export class DueRepair {
     let walk = this.walks.get(name);
     if (!walk || walk.cursor === '0') {
       // A new pass: size the steps so that it ends in about passMs.
-      const keys = Number(await node.dbsize());
+      const keys = Number(await this.ctx.command(() => node.dbsize()));
       const ticks = Math.max(1, Math.floor(this.passMs / TICK_MS) - 1);
       walk = { cursor: '0', step: Math.max(MIN_STEP, Math.ceil(keys / ticks)) };
       this.walks.set(name, walk);
     }
-    const [cursor, keys] = await node.scan(
-      walk.cursor,
-      'MATCH',
-      TIMERS_KEY_PATTERN,
-      'COUNT',
-      walk.step,
-      'TYPE',
-      'zset',
+    const { step } = walk;
+    const [cursor, keys] = await this.ctx.command(() =>
+      node.scan(walk.cursor, 'MATCH', TIMERS_KEY_PATTERN, 'COUNT', step, 'TYPE', 'zset'),
     );
     walk.cursor = cursor;
     for (const key of keys) {
       const account = accountOfTimersKey(key);
       if (account === null) continue;
-      const first = await this.ctx.redis.zrange(key, 0, 0, 'WITHSCORES');
+      const first = await this.ctx.command((redis) => redis.zrange(key, 0, 0, 'WITHSCORES'));
       if (first.length !== 2) continue;
       const earliest = Number(first[1]);
       const partition = this.ctx.duePartitionOf(account);

@@ -135,11 +135,9 @@ export class BacklogGauges {
   private async foldAll(): Promise<void> {
     let cursor = '0';
     do {
-      const [next, accounts] = await this.ctx.redis.sscan(
-        systemKeys.accounts,
-        cursor,
-        'COUNT',
-        SCAN_COUNT,
+      const at = cursor;
+      const [next, accounts] = await this.ctx.command((redis) =>
+        redis.sscan(systemKeys.accounts, at, 'COUNT', SCAN_COUNT),
       );
       cursor = next;
       for (const account of accounts) await this.foldAccount(account);
@@ -149,7 +147,7 @@ export class BacklogGauges {
   /** Snapshots one account (retrying while its channels change under us) and folds it. */
   async foldAccount(account: string): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const channels = await this.ctx.redis.hkeys(accountKeyList(account)[1]);
+      const channels = await this.ctx.command((redis) => redis.hkeys(accountKeyList(account)[1]));
       const snapshot = await this.ctx.run<Snapshot | 'stale', AccountGaugesArgs>(
         accountGaugesScript,
         { account, channels },

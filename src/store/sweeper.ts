@@ -196,7 +196,9 @@ export class Sweeper {
   }
 
   private async earliestTimer(account: string): Promise<number | null> {
-    const first = await this.ctx.redis.zrange(accountKeyList(account)[2], 0, 0, 'WITHSCORES');
+    const first = await this.ctx.command((redis) =>
+      redis.zrange(accountKeyList(account)[2], 0, 0, 'WITHSCORES'),
+    );
     return first.length === 2 ? Number(first[1]) : null;
   }
 }

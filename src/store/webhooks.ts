@@ -41,7 +41,7 @@ export function createWebhookStore(ctx: StoreContext): WebhookStore {
     },
 
     async list(account, channel) {
-      const all = await ctx.redis.hgetall(webhooksKey(account));
+      const all = await ctx.command((redis) => redis.hgetall(webhooksKey(account)));
       const out: WebhookEntry[] = [];
       for (const [field, json] of Object.entries(all)) {
         if (field.includes(':')) continue;
