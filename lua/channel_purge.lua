@@ -2,8 +2,11 @@
 channel_purge: delete every message of a channel (queued, delayed, in flight),
 keeping the channel, its configuration and its dedup history.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
-KEYS[7..12] channel keys of the channel
-ARGV[1] channel id
+KEYS[7..12] channel keys: q, f, m, x, d, dx of the channel
+Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
+channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
+group, known only at run time, so they cannot be declared as a KEYS group.
+ARGV[1] channel: the channel id
 Returns: purged_count
 Errors:  CHANNEL_NOT_FOUND
 ]]

@@ -2,8 +2,11 @@
 channel_stats: a channel's counts and configuration, exact at this moment,
 in O(log n) (expiring_within_1h: O(minutes of expiry within the hour)). Reads only.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
-KEYS[7..12] channel keys of the channel
-ARGV[1] channel id
+KEYS[7..12] channel keys: q, f, m, x, d, dx of the channel
+Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
+channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
+group, known only at run time, so they cannot be declared as a KEYS group.
+ARGV[1] channel: the channel id
 Returns: { queued, delayed, in_flight, storage_bytes, oldest_message_ms or false, config,
            expiring_within_1h, now_ms, groups, blocked_groups } or false
          when the channel does not exist. queued counts messages available now,

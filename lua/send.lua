@@ -5,6 +5,9 @@ KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens   (r
 KEYS[7..12]  channel keys: q, f, m, x, d, dx                           (rq:{a}:c:<channel>:...)
 KEYS[13..14] caller keys: rate, token_rate
 KEYS[15..15] webhooks keys: webhooks (rq:{a}:webhooks; absent when webhook_id is '')
+Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
+channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
+group, known only at run time, so they cannot be declared as a KEYS group.
 ARGV[1..3] caller: token_id, proof, rate (lua/lib/caller.lua)
 ARGV[4] channel: the channel id
 ARGV[5] must_exist: '1' to refuse a channel that does not exist (SQS), '0' to create it
