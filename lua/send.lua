@@ -18,10 +18,10 @@ ARGV[7] n: the number of messages; then 9 values per message:
         dedup_id ('' for none), metadata length (UTF-16 units, for the reader), metadata json,
         body json, group_id ('' for none; docs/api/groups.md: a grouped message waits in its
         group, and only a group's head is in q)
-ARGV[8 + 8n] fanout_window_ms: the new_message coalescing window (announce in lib/common.lua; integer)
-ARGV[9 + 8n] size_setting (optional; the SQS endpoint's size cap): a named channel setting
+ARGV[8 + 9n] fanout_window_ms: the new_message coalescing window (announce in lib/common.lua; integer)
+ARGV[9 + 9n] size_setting (optional; the SQS endpoint's size cap): a named channel setting
         (sqs_max_bytes) that lowers the cap on each message's size for the channel
-ARGV[10 + 8n] size_limit: the plan limit that caps it (max_sqs_message_bytes); n sizes follow,
+ARGV[10 + 9n] size_limit: the plan limit that caps it (max_sqs_message_bytes); n sizes follow,
         each message's size as the cap counts it
 The plan's max_storage_bytes, max_channels, retention and storage ceiling for one message
 (1 MiB, more for plans whose webhook bodies may be larger) come from PLANS.
