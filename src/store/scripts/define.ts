@@ -9,6 +9,7 @@ import {
   accountKeyList,
   accountRateKey,
   channelKeyList,
+  destinationKeyList,
   rateLimitKey,
   tagsKey,
   webhookRefusalsKey,
@@ -31,6 +32,7 @@ export const KEY_GROUPS = {
   webhooks: ['webhooks'],
   refusals: ['refusals'],
   tags: ['tags'],
+  destination: ['destination', 'attempts', 'window', 'dead'],
 } as const;
 
 export type KeyGroup = keyof typeof KEY_GROUPS;
@@ -105,6 +107,8 @@ export function scriptKeys<A extends object>(spec: ScriptSpec<A>, on: ScriptKeys
       keys.push(webhooksKey(on.account));
     } else if (group === 'refusals') {
       keys.push(webhookRefusalsKey(on.account, required(spec, on.webhookId, 'refusals')));
+    } else if (group === 'destination') {
+      keys.push(...destinationKeyList(on.account, required(spec, on.channel, 'channel')));
     } else if (group === 'tags') {
       keys.push(tagsKey(on.account, required(spec, on.channel, 'channel')));
     }

@@ -49,6 +49,12 @@ export const SCRIPT_KEY_COUNTS = {
   webhook_delete: 1,
   webhook_lookup: 7,
   webhook_refused: 8,
+  // push destinations (src/store/destinations.ts)
+  destination_save: 10,
+  destination_delete: 16,
+  destination_redrive: 16,
+  destination_take: 16,
+  destination_result: 16,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;
@@ -59,6 +65,7 @@ export const VARIABLE_KEYS: ReadonlySet<ScriptName> = new Set<ScriptName>([
   'send',
   'pull',
   'ack',
+  'destination_result',
 ]);
 
 function luaDir(): string {
