@@ -8,7 +8,7 @@ ARGV[1] channel: the channel id
 ARGV[2] id: the destination's id
 ARGV[3] mode: 'create' or 'update'
 ARGV[4] config: the destination's settings (JSON text, stored as given; '' keeps them)
-ARGV[5] state: 'active', 'paused' or '' to keep it
+ARGV[5] state: 'active', 'paused' or '' to keep it (create: active)
 ARGV[6] secret: a new signing secret ('' keeps it)
 ARGV[7] previous_ms: how long the replaced secret still signs (ms; 0: not at all)
 Returns: { created_ms, state }
@@ -27,9 +27,10 @@ if mode == 'create' then
   if not ensure_channel(k, channel, limits.max_channels, now) then
     return redis.error_reply('CHANNEL_LIMIT ' .. limits.max_channels)
   end
-  redis.call('HSET', dst, 'id', id, 'created', now, 'state', 'active', 'config', ARGV[4],
+  local state = ARGV[5] ~= '' and ARGV[5] or 'active'
+  redis.call('HSET', dst, 'id', id, 'created', now, 'state', state, 'config', ARGV[4],
     'secret', ARGV[6], 'fails', 0)
-  return { now, 'active' }
+  return { now, state }
 end
 if current ~= id then return redis.error_reply('DESTINATION_NOT_FOUND') end
 if ARGV[4] ~= '' then redis.call('HSET', dst, 'config', ARGV[4]) end

@@ -153,6 +153,7 @@ export function buildOpenApi(operations: Operation[] = OPERATIONS): Record<strin
       'channels',
       'subscriptions',
       'webhooks',
+      'destinations',
       'account',
       'admin',
       'dashboard',
