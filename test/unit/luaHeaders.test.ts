@@ -10,6 +10,13 @@ import { ackScript } from '../../src/store/scripts/ack';
 import { authorizeScript } from '../../src/store/scripts/authorize';
 import { channelTagsScript } from '../../src/store/scripts/channelTags';
 import { KEY_GROUPS, type AnyScriptSpec, type KeyGroup } from '../../src/store/scripts/define';
+import {
+  destinationDeleteScript,
+  destinationRedriveScript,
+  destinationResultScript,
+  destinationSaveScript,
+  destinationTakeScript,
+} from '../../src/store/scripts/destinations';
 import { extendScript } from '../../src/store/scripts/extend';
 import { pullScript } from '../../src/store/scripts/pull';
 import { sendScript } from '../../src/store/scripts/send';
@@ -56,6 +63,11 @@ const typed: AnyScriptSpec[] = [
   extendScript,
   authorizeScript,
   channelTagsScript,
+  destinationSaveScript,
+  destinationDeleteScript,
+  destinationRedriveScript,
+  destinationTakeScript,
+  destinationResultScript,
 ];
 /** The typed modules whose script checks a caller (the others are the owner's operations). */
 const withCaller = typed.filter((spec) => spec.keys.includes('caller'));
@@ -67,6 +79,7 @@ const GROUP_OF_LABEL: Record<string, KeyGroup> = {
   'dead-letter': 'deadLetter',
   webhooks: 'webhooks',
   tags: 'tags',
+  destination: 'destination',
 };
 
 test.each(typed.map((spec) => [spec.name, spec] as const))(
