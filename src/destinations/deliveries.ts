@@ -10,7 +10,7 @@
 import client from 'prom-client';
 import type { Logger } from 'pino';
 import type { DestinationRecord, Relay, TakenMessage } from '../relay';
-import { destinationRequest } from './request';
+import { destinationRequest, verifiedWebhookOf } from './request';
 import { sendAttempt, type AttemptAnswer } from './send';
 
 export interface DeliveryOptions {
@@ -143,7 +143,16 @@ class DestinationLoop {
     let answer: AttemptAnswer;
     let messageId = '';
     try {
-      const request = destinationRequest(record, message.messageJson, message.attempt, started);
+      const webhook = verifiedWebhookOf(message.messageJson);
+
+      const provider = webhook ? await relay.webhooks.replaySigner(this.account, webhook.id) : null;
+      const request = destinationRequest(
+        record,
+        message.messageJson,
+        message.attempt,
+        Date.now(),
+        provider,
+      );
       messageId = request.headers['x-relayq-message-id'];
       answer = await sendAttempt({
         ...request,

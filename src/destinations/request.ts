@@ -6,7 +6,7 @@
  * headers, and, unless signing is none, fresh Standard Webhooks headers (stored webhook-*
  * headers are then kept as X-Relayq-Original-<name>).
  */
-import type { DestinationRecord } from '../relay';
+import { withFreshSignature, type DestinationRecord, type ReplaySigner } from '../relay';
 import { signedHeaders } from './signing';
 
 interface PulledMessage {
@@ -17,9 +17,18 @@ interface PulledMessage {
 }
 
 interface WebhookMetadata {
+  id?: string;
   method: string;
   query: string;
   headers: Record<string, string>;
+  verified?: boolean | null;
+}
+
+/** The webhook a message came through, when it was verified on arrival (its replays are signed afresh). */
+export function verifiedWebhookOf(messageJson: string): { id: string } | null {
+  const m = JSON.parse(messageJson) as PulledMessage;
+  const w = m.metadata?.webhook as Partial<WebhookMetadata> | undefined;
+  return w && w.verified === true && typeof w.id === 'string' ? { id: w.id } : null;
 }
 
 const NOT_REPLAYED = new Set([
@@ -79,6 +88,8 @@ export function destinationRequest(
   messageJson: string,
   attempt: number,
   nowMs: number,
+  /** the webhook's signer, for a delivery verified on arrival (stripe, standard-webhooks) */
+  provider: ReplaySigner | null = null,
 ): BuiltRequest {
   const m = JSON.parse(messageJson) as PulledMessage;
   const webhook = webhookOf(m.metadata);
@@ -86,12 +97,18 @@ export function destinationRequest(
   const headers: Record<string, string> = {};
   const signing = destination.config.signing !== 'none';
   if (webhook) {
+    let replayed: Record<string, string> = {};
     for (const [name, value] of Object.entries(webhook.headers)) {
       const lower = name.toLowerCase();
-      if (typeof value !== 'string' || NOT_REPLAYED.has(lower)) continue;
-      if (signing && SIGNATURE_HEADERS.includes(lower))
-        headers[`x-relayq-original-${lower}`] = value;
-      else headers[lower] = value;
+      if (typeof value === 'string' && !NOT_REPLAYED.has(lower)) replayed[lower] = value;
+    }
+    if (provider) replayed = withFreshSignature(provider, replayed, body, nowMs);
+    for (const [lower, value] of Object.entries(replayed)) {
+      // the destination's own signature wins; the provider's original stays as X-Relayq-Original-*
+      if (signing && SIGNATURE_HEADERS.includes(lower)) {
+        const original = `x-relayq-original-${lower}`;
+        if (replayed[original] === undefined) headers[original] = value;
+      } else headers[lower] = value;
     }
   } else {
     headers['content-type'] = CONTENT_TYPES[m.content_type] ?? CONTENT_TYPES.json;

@@ -35,6 +35,7 @@ export { publicToken, type IssuedToken, type PublicToken } from './tokens';
 export { accountNotFound } from './accounts';
 export { unknownWebhook, type FoundWebhook } from './webhooks';
 export { destinationNotFound, type Destinations } from './destinations';
+export { withFreshSignature, type ReplaySigner } from './replaySignatures';
 export type {
   AttemptOutcome,
   DestinationChange,

@@ -387,3 +387,76 @@ test('pause keeps messages; resume delivers them', async () => {
     .send({ paused: false });
   await eventually(() => receiver.received.length === 1);
 });
+
+test('verified Stripe and Standard Webhooks deliveries are signed afresh when replayed 6 s later (5 s tolerance)', async () => {
+  const crypto = await import('node:crypto');
+  const acc = await accountOnPods(pods, 'ds');
+  const stripeSecret = 'whsec_stripe_test_secret_value';
+  const swSecret = `whsec_${crypto.randomBytes(24).toString('base64')}`;
+  const hook = async (channel: string, verify: object) => {
+    const res = await pods.a.http
+      .post(`/v1/relay/channels/${channel}/webhooks`)
+      .set('Authorization', acc.auth)
+      .send({ verify });
+    expect(res.status).toBe(200);
+    return new URL(res.body.result.url).pathname;
+  };
+  const stripePath = await hook('stripe', { scheme: 'stripe', secret: stripeSecret });
+  const swPath = await hook('sw', { scheme: 'standard-webhooks', secret: swSecret });
+  const dests: Record<string, string> = {};
+  for (const [channel, signing] of [
+    ['stripe', 'standard-webhooks'],
+    ['sw', 'none'],
+  ]) {
+    const res = await pods.a.http
+      .post(dpath(channel))
+      .set('Authorization', acc.auth)
+      .send({ url: `${receiver.url}/${channel}`, signing, paused: true });
+    dests[channel] = res.body.result.id;
+  }
+  const body = '{"id":"evt_1","type":"charge.succeeded"}';
+  const t = Math.floor(Date.now() / 1000);
+  const stripeSig = crypto.createHmac('sha256', stripeSecret).update(`${t}.${body}`).digest('hex');
+  expect(
+    (
+      await pods.a.http
+        .post(stripePath)
+        .set('Content-Type', 'application/json')
+        .set('Stripe-Signature', `t=${t},v1=${stripeSig}`)
+        .send(body)
+    ).status,
+  ).toBe(200);
+  const swKey = Buffer.from(swSecret.slice(6), 'base64');
+  const swSig = crypto.createHmac('sha256', swKey).update(`msg_1.${t}.${body}`).digest('base64');
+  expect(
+    (
+      await pods.a.http
+        .post(swPath)
+        .set('Content-Type', 'application/json')
+        .set('webhook-id', 'msg_1')
+        .set('webhook-timestamp', String(t))
+        .set('webhook-signature', `v1,${swSig}`)
+        .send(body)
+    ).status,
+  ).toBe(200);
+  await sleep(6000);
+  for (const channel of ['stripe', 'sw'])
+    await pods.b.http
+      .patch(dpath(channel, `/${dests[channel]}`))
+      .set('Authorization', acc.auth)
+      .send({ paused: false });
+  await eventually(() => receiver.received.length === 2);
+  const byPath = Object.fromEntries(receiver.received.map((r) => [r.url, r]));
+  const s = byPath['/in/stripe'];
+  expect(s.body.toString()).toBe(body);
+  const [, ts, v1] = /^t=(\d+),v1=([0-9a-f]+)$/.exec(String(s.headers['stripe-signature']))!;
+  expect(Math.abs(Date.now() / 1000 - Number(ts))).toBeLessThanOrEqual(5);
+  expect(v1).toBe(crypto.createHmac('sha256', stripeSecret).update(`${ts}.${body}`).digest('hex'));
+  expect(s.headers['x-relayq-original-stripe-signature']).toBe(`t=${t},v1=${stripeSig}`);
+  // the destination signs too (standard-webhooks)
+  expect(s.headers['webhook-signature']).toMatch(/^v1,/);
+  const w = byPath['/in/sw'];
+  expect(w.headers['webhook-id']).toBe('msg_1');
+  expect(verifyStandardWebhooks(swSecret, w.headers, w.body, 5)).toBe(true);
+  expect(w.headers['x-relayq-original-webhook-signature']).toBe(`v1,${swSig}`);
+});
