@@ -460,3 +460,39 @@ test('verified Stripe and Standard Webhooks deliveries are signed afresh when re
   expect(verifyStandardWebhooks(swSecret, w.headers, w.body, 5)).toBe(true);
   expect(w.headers['x-relayq-original-webhook-signature']).toBe(`v1,${swSig}`);
 });
+
+test('a pod that dies mid-request: its lease (timeout_ms + 5 s) holds the slot, then another pod delivers', async () => {
+  for (const pod of [pods.a, pods.b]) await pod.relay.deliveries!.stop();
+  try {
+    const { ca, id, dest } = await setup('dk', { timeout_ms: 200 });
+    await ca.send('orders', { body: { n: 1 } });
+    await ca.send('orders', { body: { n: 2 } });
+    // a pod takes the first message, then dies before sending it or recording anything
+    const taken = await pods.a.relay.relay.destinations.take(id, 'orders', dest.id, 10);
+    expect(taken.messages.map((m) => m.attempt)).toEqual([1]);
+    const tookAt = Date.now();
+    for (const pod of [pods.a, pods.b]) pod.relay.deliveries!.start();
+    await eventually(() => receiver.received.length === 2, 10_000);
+    // nothing was sent while the dead pod's lease held the one slot (parallelism 1, in order)
+    expect(receiver.received[0].at - tookAt).toBeGreaterThanOrEqual(4800);
+    expect(receiver.received.map((r) => JSON.parse(r.body.toString()).n)).toEqual([1, 2]);
+    expect(receiver.received[0].headers['x-relayq-attempts']).toBe('2');
+  } finally {
+    for (const pod of [pods.a, pods.b]) pod.relay.deliveries!.start();
+  }
+});
+
+test('metrics count attempts by result and destinations by state', async () => {
+  const { ca } = await setup('dm');
+  receiver.answer = () => ({ status: 500 });
+  await ca.send('orders', { body: { n: 1 } });
+  await eventually(() => receiver.received.length >= 1);
+  await eventually(async () => {
+    const text = await pods.a.relay.metrics.registry.metrics();
+    const b = await pods.b.relay.metrics.registry.metrics();
+    return /relayq_push_attempts_total\{result="http_5xx"\} [1-9]/.test(text + b);
+  });
+  const text = await pods.a.relay.metrics.registry.metrics();
+  expect(text).toMatch(/relayq_destinations\{state="active"\} [1-9]/);
+  expect(text).toContain('relayq_push_duration_seconds_bucket');
+});
