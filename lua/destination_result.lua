@@ -24,6 +24,7 @@ ARGV[9] log_ttl_ms: how long the log is kept after its last attempt (ms)
 ARGV[10] cooldown_ms: the breaker's first cooldown (ms)
 ARGV[11] disable_after_ms: failing this long without a success disables (ms)
 ARGV[12] dead_letter_channel: the one the caller passed keys for ('' for none)
+The plan's max_channels (a dead-letter channel may have to be created) comes from PLANS.
 Returns: { result ('acked', 'retry', 'dead', 'dead_lettered', 'disabled', 'stale'),
            delay_ms, lowered_due_ms or false, breaker opened for ms (0: not) }
 Errors:  STALE_CONFIG <dead_letter_channel> when ARGV[12] is not the configured one
@@ -107,7 +108,7 @@ local max_attempts = conf.retry.max_attempts
 local n = tonumber(redis.call('HGET', dst, 'a:' .. uuid) or '1') or 1
 if n >= max_attempts then
   forget()
-  local limits = plan_limits(redis.call('HGET', k.account, 'plan'))
+  local limits = account_limits(k)
   if dl and ensure_channel(k, dlq, limits.max_channels, now) then
     dead_letter(k, ch, dl, channel, dlq, seq, rec, n, now, limits.max_channels)
     return { 'dead_lettered', 0, false, opened }

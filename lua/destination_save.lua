@@ -11,6 +11,7 @@ ARGV[4] config: the destination's settings (JSON text, stored as given; '' keeps
 ARGV[5] state: 'active', 'paused' or '' to keep it (create: active)
 ARGV[6] secret: a new signing secret ('' keeps it)
 ARGV[7] previous_ms: how long the replaced secret still signs (ms; 0: not at all)
+The plan's max_channels (create makes the channel if needed) comes from PLANS.
 Returns: { created_ms, state }
 Errors:  ACCOUNT_GONE; CHANNEL_LIMIT <max_channels>; DESTINATION_EXISTS <id of the channel's
          destination>; DESTINATION_NOT_FOUND
@@ -23,7 +24,7 @@ local current = redis.call('HGET', dst, 'id')
 if mode == 'create' then
   if current then return redis.error_reply('DESTINATION_EXISTS ' .. current) end
   if redis.call('EXISTS', k.account) == 0 then return redis.error_reply('ACCOUNT_GONE') end
-  local limits = plan_limits(redis.call('HGET', k.account, 'plan'))
+  local limits = account_limits(k)
   if not ensure_channel(k, channel, limits.max_channels, now) then
     return redis.error_reply('CHANNEL_LIMIT ' .. limits.max_channels)
   end

@@ -29,7 +29,6 @@ import {
   type DestinationTakeArgs,
   type DestinationTakeReply,
 } from './scripts/destinations';
-import { scriptError } from './storeErrors';
 
 const member = (account: string, channel: string) => `${account}/${channel}`;
 
@@ -39,34 +38,30 @@ export function createDestinationStore(ctx: StoreContext): DestinationStore {
 
   return {
     async save(account, channel, id, mode, change) {
-      try {
-        const [createdMs, state] = await ctx.run<DestinationSaveReply, DestinationSaveArgs>(
-          destinationSaveScript,
-          { account, channel },
-          {
-            channel,
-            id,
-            mode,
-            config: change.config ? JSON.stringify(change.config) : '',
-            state: change.state ?? '',
-            secret: change.secret ?? '',
-            previous_ms: change.previousMs ?? 0,
-          },
-        );
-        if (mode === 'create') await ctx.redis.sadd(destinationsIndexKey, member(account, channel));
-        return { createdMs, state: state as DestinationState };
-      } catch (err) {
-        throw scriptError(err, { account, channel, id });
+      const [createdMs, state] = await ctx.run<DestinationSaveReply, DestinationSaveArgs>(
+        destinationSaveScript,
+        { account, channel, id },
+        {
+          channel,
+          id,
+          mode,
+          config: change.config ? JSON.stringify(change.config) : '',
+          state: change.state ?? '',
+          secret: change.secret ?? '',
+          previous_ms: change.previousMs ?? 0,
+        },
+      );
+      if (mode === 'create') {
+        await ctx.command((redis) => redis.sadd(destinationsIndexKey, member(account, channel)));
       }
+      return { createdMs, state: state as DestinationState };
     },
 
     async get(account, channel) {
       const [dst, , , dead] = destinationKeyList(account, channel);
-      const [[, all], [, deadCount]] = (await ctx.redis
-        .multi()
-        .hgetall(dst)
-        .zcard(dead)
-        .exec()) as [[unknown, Record<string, string>], [unknown, number]];
+      const [[, all], [, deadCount]] = (await ctx.command((redis) =>
+        redis.multi().hgetall(dst).zcard(dead).exec(),
+      )) as [[unknown, Record<string, string>], [unknown, number]];
       if (!all.id) return null;
       const previousUntil = Number(all.previous_until ?? 0);
       return {
@@ -89,34 +84,26 @@ export function createDestinationStore(ctx: StoreContext): DestinationStore {
     },
 
     async remove(account, channel, id) {
-      try {
-        const back = await ctx.run<number, DestinationDeleteArgs>(
-          destinationDeleteScript,
-          { account, channel },
-          { channel, id },
-        );
-        await ctx.redis.srem(destinationsIndexKey, member(account, channel));
-        return back;
-      } catch (err) {
-        throw scriptError(err, { account, channel, id });
-      }
+      const back = await ctx.run<number, DestinationDeleteArgs>(
+        destinationDeleteScript,
+        { account, channel, id },
+        { channel, id },
+      );
+      await ctx.command((redis) => redis.srem(destinationsIndexKey, member(account, channel)));
+      return back;
     },
 
     async redrive(account, channel, id, max) {
-      try {
-        return await ctx.run<number, DestinationRedriveArgs>(
-          destinationRedriveScript,
-          { account, channel },
-          { channel, id, max },
-        );
-      } catch (err) {
-        throw scriptError(err, { account, channel, id });
-      }
+      return ctx.run<number, DestinationRedriveArgs>(
+        destinationRedriveScript,
+        { account, channel, id },
+        { channel, id, max },
+      );
     },
 
     async attempts(account, channel, offset, limit) {
       const [, log] = destinationKeyList(account, channel);
-      const entries = await ctx.redis.lrange(log, offset, offset + limit);
+      const entries = await ctx.command((redis) => redis.lrange(log, offset, offset + limit));
       return { entries: entries.slice(0, limit), more: entries.length > limit };
     },
 
@@ -124,7 +111,7 @@ export function createDestinationStore(ctx: StoreContext): DestinationStore {
       const [status, waitMs, flat, lowered] = await ctx.run<
         DestinationTakeReply,
         DestinationTakeArgs
-      >(destinationTakeScript, { account, channel }, { channel, id, max, nonces: nonces(max) });
+      >(destinationTakeScript, { account, channel, id }, { channel, id, max, nonces: nonces(max) });
       const messages = [];
       for (let i = 0; i < flat.length; i += 3) {
         const leaseId = String(flat[i]);
@@ -145,7 +132,7 @@ export function createDestinationStore(ctx: StoreContext): DestinationStore {
         (dlq) =>
           ctx.run<DestinationResultReply, DestinationResultArgs>(
             destinationResultScript,
-            { account, channel, deadLetter: dlq },
+            { account, channel, id, deadLetter: dlq },
             {
               channel,
               id,
@@ -168,7 +155,7 @@ export function createDestinationStore(ctx: StoreContext): DestinationStore {
     },
 
     async all() {
-      const members = await ctx.redis.smembers(destinationsIndexKey);
+      const members = await ctx.command((redis) => redis.smembers(destinationsIndexKey));
       return members.map((m) => {
         const slash = m.indexOf('/');
         return { account: m.slice(0, slash), channel: m.slice(slash + 1) };

@@ -1,2 +1,0 @@
-/** Verification secrets at rest: sealed and opened in src/auth/webhookSecrets.ts (replays sign with them too). */
-export { openSecret, sealSecret } from '../auth/webhookSecrets';
