@@ -211,6 +211,8 @@ describe('channel limit', () => {
       delay_seconds: 0,
       retention_seconds: 3600,
       receive_wait_seconds: 0,
+      group_order: 'strict',
+      fifo: false,
     });
     // ... but an existing one is fine
     expect((await put('c1', { dead_letter_channel: 'c3' })).status).toBe(200);
