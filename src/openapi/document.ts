@@ -151,6 +151,7 @@ export function buildOpenApi(operations: Operation[] = OPERATIONS): Record<strin
     tags: [
       'messages',
       'channels',
+      'routes',
       'subscriptions',
       'webhooks',
       'account',

@@ -5,6 +5,7 @@ import { createChannelStore } from './channels';
 import { StoreContext, type StoreOptions } from './context';
 import { createLimitStore } from './limits';
 import { createQueueStore } from './queue';
+import { createRouteStore } from './routes';
 import type { RedisClient } from './redis';
 import { defineScripts } from './scripts';
 import { DEFAULT_PLAN_TABLE } from './scripts/plans';
@@ -24,6 +25,7 @@ export function createStore(
   );
   const store: Store = {
     queue: createQueueStore(context),
+    routes: createRouteStore(context),
     channels: createChannelStore(context),
     accounts: createAccountStore(context),
     limits: createLimitStore(context),

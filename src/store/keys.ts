@@ -92,6 +92,14 @@ export function webhooksKey(accountId: string): string {
 }
 
 /**
+ * An account's routes (hash, lua/routes_set.lua): `<channel>` -> routes json, `v:<channel>`
+ * -> version, `o:<channel>` -> its targets, `i:<target>` -> the channels routing into it.
+ */
+export function routesKey(accountId: string): string {
+  return `${PREFIX}:{${accountId}}:routes`;
+}
+
+/**
  * A channel's tags (hash key -> value: the SQS endpoint's queue tags). Not in channelKeyList:
  * only channel_tags and channel_delete take it.
  */

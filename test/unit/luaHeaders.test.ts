@@ -12,7 +12,9 @@ import { channelTagsScript } from '../../src/store/scripts/channelTags';
 import { KEY_GROUPS, type AnyScriptSpec, type KeyGroup } from '../../src/store/scripts/define';
 import { extendScript } from '../../src/store/scripts/extend';
 import { pullScript } from '../../src/store/scripts/pull';
+import { routesSetScript } from '../../src/store/scripts/routesSet';
 import { sendScript } from '../../src/store/scripts/send';
+import { sendRoutedScript } from '../../src/store/scripts/sendRouted';
 
 const dir = path.resolve(__dirname, '../../lua');
 const scripts = fs
@@ -51,6 +53,8 @@ test.each(scripts)('%s.lua: purpose, KEYS, ARGV, Returns, Errors; KEYS count mat
 /** The typed modules (src/store/scripts/*.ts): one per script they cover. */
 const typed: AnyScriptSpec[] = [
   sendScript,
+  sendRoutedScript,
+  routesSetScript,
   pullScript,
   ackScript,
   extendScript,
@@ -67,6 +71,7 @@ const GROUP_OF_LABEL: Record<string, KeyGroup> = {
   'dead-letter': 'deadLetter',
   webhooks: 'webhooks',
   tags: 'tags',
+  routes: 'routes',
 };
 
 test.each(typed.map((spec) => [spec.name, spec] as const))(

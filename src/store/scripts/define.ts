@@ -10,6 +10,7 @@ import {
   accountRateKey,
   channelKeyList,
   rateLimitKey,
+  routesKey,
   tagsKey,
   webhookRefusalsKey,
   webhooksKey,
@@ -31,6 +32,7 @@ export const KEY_GROUPS = {
   webhooks: ['webhooks'],
   refusals: ['refusals'],
   tags: ['tags'],
+  routes: ['routes'],
 } as const;
 
 export type KeyGroup = keyof typeof KEY_GROUPS;
@@ -105,6 +107,8 @@ export function scriptKeys<A extends object>(spec: ScriptSpec<A>, on: ScriptKeys
       keys.push(webhooksKey(on.account));
     } else if (group === 'refusals') {
       keys.push(webhookRefusalsKey(on.account, required(spec, on.webhookId, 'refusals')));
+    } else if (group === 'routes') {
+      keys.push(routesKey(on.account));
     } else if (group === 'tags') {
       keys.push(tagsKey(on.account, required(spec, on.channel, 'channel')));
     }

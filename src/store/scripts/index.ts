@@ -11,7 +11,10 @@ import { DEFAULT_PLAN_TABLE, planPrelude, type PlanTable } from './plans';
 
 export const SCRIPT_KEY_COUNTS = {
   // account, channel and caller keys (the typed modules beside this file name them)
-  send: 14,
+  send: 15,
+  // account, caller and routes keys, then 6 keys per target channel (VARIABLE_KEYS)
+  send_routed: 9,
+  routes_set: 7,
   // then the dead-letter channel's keys when the channel has one (VARIABLE_KEYS)
   pull: 14,
   ack: 14,
@@ -57,6 +60,7 @@ export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;
 export const VARIABLE_KEYS: ReadonlySet<ScriptName> = new Set<ScriptName>([
   'account_gauges',
   'send',
+  'send_routed',
   'pull',
   'ack',
 ]);

@@ -1,0 +1,221 @@
+--[[
+send_routed: store messages that arrived at a channel with routes (issue 27) as copies in
+the channels the pod chose by the routes' filters, all or nothing, for a caller checked in
+the same call: one copy per chosen channel, each an independent message with its own id,
+metadata.route = {"from": <channel>, "id": <the message's first copy's id>} added here. The
+pod evaluated the routes of version route_version: when the channel's routes changed since,
+nothing is stored (ROUTES_CHANGED) and the pod evaluates the new ones.
+KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens   (rq:{a}:...)
+KEYS[7..8]   caller keys: rate, token_rate
+KEYS[9..9]   routes keys: routes (rq:{a}:routes, lua/routes_set.lua)
+KEYS[10..10] webhooks keys: webhooks (rq:{a}:webhooks; absent when webhook_id is '')
+then 6 channel keys (q, f, m, x, d, dx) per target, in ARGV's order of targets (the last 6c KEYS)
+ARGV[1..3] caller: token_id, proof, rate (lua/lib/caller.lua)
+ARGV[4] channel: the channel the messages arrived at
+ARGV[5] must_exist: '1' to refuse a channel that does not exist (SQS), '0' to go on
+ARGV[6] webhook_id: the webhook a delivery came through ('' for none): it must still exist,
+        and its delivery is counted and its time noted
+ARGV[7] route_version: the version of the routes the pod evaluated ('v:<channel>')
+ARGV[8] fanout_window_ms: the new_message coalescing window (announce in lib/common.lua)
+ARGV[9] c: the number of target channels; their ids follow (ARGV[10..9+c])
+ARGV[10+c] n: the number of messages; then per message: delay_ms (integer, or '' for the
+        target's delay_seconds setting, else 0), size (bytes of body + metadata json as sent),
+        content_type, dedup_id ('' for none), metadata length (UTF-16 units), metadata json
+        (an object without a route key), body json, m (its copies), then per copy: target
+        (1-based index into the targets), id (22 base64url characters)
+The plan's max_storage_bytes, max_channels, retention and storage ceiling come from PLANS.
+Returns: { per message { target, id, ... } of its copies (a copy whose dedup_id its target
+           holds has that message's id and is not stored again), lowered_due_ms or false,
+           { target, ms until its coalesced new_message is due, ... } }
+Errors:  the caller's (lua/lib/caller.lua); CHANNEL_SCOPE <channel>; CHANNEL_LIMIT <max_channels>;
+         CHANNEL_NOT_FOUND (must_exist); WEBHOOK_NOT_FOUND; ROUTES_CHANGED <version now>;
+         STORAGE_LIMIT <max_storage_bytes>; MESSAGE_TOO_LARGE <index> <ceiling>
+]]
+local k = account_keys(1)
+local channel = ARGV[4]
+local now = now_ms()
+local webhook_id = ARGV[6]
+if webhook_id ~= '' and redis.call('HEXISTS', KEYS[10], webhook_id) == 0 then
+  return redis.error_reply('WEBHOOK_NOT_FOUND')
+end
+local caller = check_caller(k, KEYS[7], KEYS[8], channel, now)
+if caller.err then return caller end
+local version = redis.call('HGET', KEYS[9], 'v:' .. channel) or '0'
+if version ~= ARGV[7] then return redis.error_reply('ROUTES_CHANGED ' .. version) end
+if ARGV[5] == '1' and redis.call('HEXISTS', k.channels, channel) == 0 then
+  return redis.error_reply('CHANNEL_NOT_FOUND')
+end
+local max_storage = caller.limits.max_storage_bytes
+local max_channels = caller.limits.max_channels
+local max_stored = caller.limits.storage_ceiling
+local fanout_window = tonumber(ARGV[8])
+
+-- the targets: ids, keys, and what their configs say
+local c = tonumber(ARGV[9])
+local targets = {}
+local missing = 0
+for j = 1, c do
+  local id = ARGV[9 + j]
+  local cfg = redis.call('HGET', k.channels, id)
+  local t = { id = id, ch = channel_keys(#KEYS - 6 * c + 1 + (j - 1) * 6), cfg = cfg,
+              dedup_window = DEFAULT_DEDUP_WINDOW_S, delay = 0,
+              retention = caller.limits.retention_ms, seen = {}, fresh = 0, available = 0,
+              earliest = false, total = 0 }
+  if cfg then
+    local settings = parse_settings(cfg)
+    local _, window = parse_config(cfg)
+    t.dedup_window = window
+    t.delay = settings.delay_ms or 0
+    if settings.retention_ms and settings.retention_ms < t.retention then t.retention = settings.retention_ms end
+  else
+    missing = missing + 1
+  end
+  targets[j] = t
+end
+if missing > 0 and redis.call('HLEN', k.channels) + missing > max_channels then
+  return redis.error_reply('CHANNEL_LIMIT ' .. max_channels)
+end
+
+-- base64url of 16 bytes (22 characters) as the UUID text
+local B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+local B64_VALUE = {}
+for i = 1, 64 do B64_VALUE[string.byte(B64, i)] = i - 1 end
+local function uuid_text(compact)
+  local hex, acc, bits = {}, 0, 0
+  for i = 1, #compact do
+    acc = acc * 64 + B64_VALUE[string.byte(compact, i)]
+    bits = bits + 6
+    if bits >= 8 then
+      bits = bits - 8
+      local byte = math.floor(acc / 2 ^ bits)
+      acc = acc - byte * 2 ^ bits
+      hex[#hex + 1] = string.format('%02x', byte)
+    end
+  end
+  local h = table.concat(hex)
+  return string.sub(h, 1, 8) .. '-' .. string.sub(h, 9, 12) .. '-' .. string.sub(h, 13, 16) .. '-' ..
+    string.sub(h, 17, 20) .. '-' .. string.sub(h, 21, 32)
+end
+
+-- First pass: every copy's id, size and dedup hit, so that nothing is written if a limit trips.
+local messages = {}
+local at = 11 + c
+local n = tonumber(ARGV[10 + c])
+local total = 0
+for i = 1, n do
+  local m = { delay = tonumber(ARGV[at]), size = tonumber(ARGV[at + 1]), content = ARGV[at + 2],
+              dedup_id = ARGV[at + 3], meta_len = tonumber(ARGV[at + 4]), metadata = ARGV[at + 5],
+              body = ARGV[at + 6], copies = {} }
+  if not CONTENT_CODES[m.content] then error('unknown content_type ' .. m.content) end
+  local copies = tonumber(ARGV[at + 7])
+  at = at + 8
+  for _ = 1, copies do
+    local t = targets[tonumber(ARGV[at])]
+    local copy = { t = tonumber(ARGV[at]), id = ARGV[at + 1] }
+    at = at + 2
+    if m.dedup_id ~= '' then
+      local held = t.seen[m.dedup_id]
+      if held == nil then
+        local expires = redis.call('ZSCORE', t.ch.dx, m.dedup_id)
+        if expires and tonumber(expires) > now then held = redis.call('HGET', t.ch.d, m.dedup_id) end
+      end
+      if held then
+        copy.id, copy.duplicate = held, true
+      else
+        t.seen[m.dedup_id] = copy.id
+      end
+    end
+    m.copies[#m.copies + 1] = copy
+  end
+  if #m.copies > 0 then
+    local added = '"route":{"from":"' .. channel .. '","id":"' .. uuid_text(m.copies[1].id) .. '"}'
+    if m.metadata == '{}' then
+      m.metadata = '{' .. added .. '}'
+    else
+      m.metadata = string.sub(m.metadata, 1, -2) .. ',' .. added .. '}'
+    end
+    m.meta_len = m.meta_len + #added
+    m.size = m.size + #added
+    if m.size > max_stored then
+      return redis.error_reply('MESSAGE_TOO_LARGE ' .. (i - 1) .. ' ' .. max_stored)
+    end
+    for _, copy in ipairs(m.copies) do
+      if not copy.duplicate then total = total + m.size end
+    end
+  end
+  messages[i] = m
+end
+
+local function count_delivery()
+  if webhook_id == '' then return end
+  redis.call('HINCRBY', KEYS[10], webhook_id .. ':count', 1)
+  redis.call('HSET', KEYS[10], webhook_id .. ':last', now)
+end
+
+local used = tonumber(redis.call('HGET', k.account, 'storage_bytes') or '0')
+if total > 0 and used + total > max_storage then
+  return redis.error_reply('STORAGE_LIMIT ' .. max_storage)
+end
+
+-- Second pass: store the copies.
+local reply = {}
+for _, t in ipairs(targets) do t.st = false end
+for i, m in ipairs(messages) do
+  local flat = {}
+  local rec_tail = record_extras('', '', m.size, #m.metadata + #m.body) .. m.metadata .. m.body
+  local meta = base36(m.meta_len)
+  local content = CONTENT_CODES[m.content]
+  for _, copy in ipairs(m.copies) do
+    local t = targets[copy.t]
+    flat[#flat + 1] = copy.t
+    flat[#flat + 1] = copy.id
+    if not copy.duplicate then
+      if not t.cfg and not t.created then
+        redis.call('HSET', k.channels, t.id, format_config(DEFAULT_MAX_ATTEMPTS, DEFAULT_DEDUP_WINDOW_S, '', now))
+        t.created = true
+      end
+      if not t.st then t.st = seq_state(t.ch) end
+      local expire = now + t.retention
+      local seq = append_seq(t.ch, t.st, expire)
+      local delay = m.delay or t.delay
+      redis.call('HSET', t.ch.m, seq, '0||' .. copy.id .. base36(now, TIME_DIGITS) ..
+        base36(expire, TIME_DIGITS) .. content .. meta .. rec_tail)
+      redis.call('ZADD', t.ch.q, now + delay, seq)
+      if delay > 0 then
+        t.earliest = min_due(t.earliest, now + delay)
+      else
+        t.available = t.available + 1
+      end
+      t.earliest = min_due(t.earliest, cleanup_due(expire))
+      count_expiry(t.ch, expire, 1)
+      if m.dedup_id ~= '' then
+        redis.call('HSET', t.ch.d, m.dedup_id, copy.id)
+        redis.call('ZADD', t.ch.dx, now + t.dedup_window * 1000, m.dedup_id)
+        t.earliest = min_due(t.earliest, cleanup_due(now + t.dedup_window * 1000))
+      end
+      t.total = t.total + m.size
+    end
+  end
+  reply[i] = flat
+end
+
+local lowered = false
+local pending = {}
+for j, t in ipairs(targets) do
+  if t.st then
+    save_seq_state(t.ch, t.st)
+    redis.call('HINCRBY', k.usage, t.id, t.total)
+    lowered = min_due(lowered, schedule(k.timers, t.id, t.earliest))
+    if t.available > 0 then
+      local ms, backup_lowered = announce(k, t.id, now, fanout_window, t.ch.q, t.available)
+      lowered = min_due(lowered, backup_lowered)
+      if ms then
+        pending[#pending + 1] = j
+        pending[#pending + 1] = ms
+      end
+    end
+  end
+end
+if total > 0 then redis.call('HINCRBY', k.account, 'storage_bytes', total) end
+count_delivery()
+return { reply, lowered, pending }

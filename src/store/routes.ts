@@ -1,0 +1,102 @@
+/**
+ * A channel's routes (issue 27, docs/api/routes.md): stored as the API shows them with a
+ * version (lua/routes_set.lua), and the send that stores a message's copies in the targets a
+ * pod chose by evaluating them (lua/send_routed.lua), one call that refuses (ROUTES_CHANGED)
+ * when the routes it evaluated are not the channel's routes any more.
+ */
+import type { StoreContext } from './context';
+import { channelKeyList, routesKey } from './keys';
+import { compactUuid, uuidText } from './records';
+import { callerArgs, scriptArgv, scriptKeys } from './scripts/define';
+import { routesSetScript, type RoutesSetArgs } from './scripts/routesSet';
+import {
+  sendRoutedScript,
+  type SendRoutedArgs,
+  type SendRoutedReply,
+} from './scripts/sendRouted';
+import { scriptError } from './storeErrors';
+import type { RouteStore, RoutedCopy, RoutedMessage } from './types';
+
+export function createRouteStore(ctx: StoreContext): RouteStore {
+  return {
+    async get(account, channel) {
+      const [json, version] = await ctx.redis.hmget(routesKey(account), channel, `v:${channel}`);
+      return json === null || version === null ? { json: null, version: '0' } : { json, version };
+    },
+
+    async set(account, channel, limits, json, targets) {
+      const version = await ctx.run<number, RoutesSetArgs>(
+        routesSetScript,
+        { account, channel },
+        { channel, max_channels: limits.max_channels, routes_json: json },
+        targets,
+      );
+      return String(version);
+    },
+
+    async remove(account, channel) {
+      const done = await ctx.run<number, RoutesSetArgs>(
+        routesSetScript,
+        { account, channel },
+        { channel, max_channels: 0, routes_json: '' },
+      );
+      return done >= 0;
+    },
+
+    async send(caller, channel, version, targets, messages, options = {}) {
+      const account = caller.accountId;
+      const tail: (string | number)[] = [...targets, messages.length];
+      for (const m of messages) {
+        tail.push(
+          m.delayMs ?? '',
+          m.size,
+          m.contentType,
+          m.dedupId ?? '',
+          m.metadataJson.length,
+          m.metadataJson,
+          m.bodyJson,
+          m.copies.length,
+        );
+        for (const copy of m.copies) tail.push(copy.target + 1, compactUuid(copy.id));
+      }
+      const on = { account, caller, webhooks: options.webhookId !== undefined };
+      const keys = scriptKeys(sendRoutedScript, on);
+      for (const target of targets) keys.push(...channelKeyList(account, target));
+      const args: SendRoutedArgs = {
+        ...callerArgs(caller),
+        channel,
+        must_exist: options.mustExist ? '1' : '0',
+        webhook_id: options.webhookId ?? '',
+        route_version: version,
+        fanout_window_ms: ctx.fanout.windowMs,
+        c: targets.length,
+      };
+      let reply: SendRoutedReply;
+      try {
+        reply = await ctx.call<SendRoutedReply>(
+          'send_routed',
+          keys,
+          scriptArgv(sendRoutedScript, args, tail),
+        );
+      } catch (err) {
+        throw scriptError(err, { account, channel });
+      }
+      const [flat, lowered, pending] = reply;
+      const copies: RoutedCopy[][] = flat.map((entries) => {
+        const out: RoutedCopy[] = [];
+        for (let i = 0; i < entries.length; i += 2) {
+          out.push({ channel: targets[Number(entries[i]) - 1], id: uuidText(String(entries[i + 1])) });
+        }
+        return out;
+      });
+      const stored = new Set(copies.flat().map((c) => c.id)).size;
+      ctx.metrics.count('sent', stored);
+      for (let i = 0; i < pending.length; i += 2) {
+        ctx.fanout.schedule(account, targets[pending[i] - 1], pending[i + 1]);
+      }
+      await ctx.lowerDue(account, lowered);
+      await ctx.replication.confirm(account);
+      return copies;
+    },
+  };
+}
