@@ -129,13 +129,15 @@ for i = 1, n do
   end
   if #m.copies > 0 then
     local added = '"route":{"from":"' .. channel .. '","id":"' .. uuid_text(m.copies[1].id) .. '"}'
+    local before = #m.metadata
     if m.metadata == '{}' then
       m.metadata = '{' .. added .. '}'
     else
       m.metadata = string.sub(m.metadata, 1, -2) .. ',' .. added .. '}'
     end
-    m.meta_len = m.meta_len + #added
-    m.size = m.size + #added
+    -- (ASCII only: as many UTF-16 units as bytes)
+    m.meta_len = m.meta_len + #m.metadata - before
+    m.size = m.size + #m.metadata - before
     if m.size > max_stored then
       return redis.error_reply('MESSAGE_TOO_LARGE ' .. (i - 1) .. ' ' .. max_stored)
     end

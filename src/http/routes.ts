@@ -20,7 +20,10 @@ function testMessage(value: Record<string, unknown>) {
   if (message === undefined) throw invalidField('required field message is missing');
   if (!isObject(message)) throw invalidField('message must be a JSON object');
   const contentType = message.content_type ?? 'json';
-  if (typeof contentType !== 'string' || !(CONTENT_TYPES as readonly string[]).includes(contentType)) {
+  if (
+    typeof contentType !== 'string' ||
+    !(CONTENT_TYPES as readonly string[]).includes(contentType)
+  ) {
     throw invalidField(`message.content_type must be one of ${CONTENT_TYPES.join(', ')}`);
   }
   const metadata = message.metadata ?? {};

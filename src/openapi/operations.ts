@@ -83,7 +83,8 @@ const ROUTES_REQUEST = {
           to: { type: 'string', description: 'another channel of the account' },
           filter: {
             type: 'object',
-            description: 'docs/api/filters.md; at most 4096 bytes of compact JSON; none: every message',
+            description:
+              'docs/api/filters.md; at most 4096 bytes of compact JSON; none: every message',
           },
         },
       },
@@ -324,7 +325,7 @@ export const OPERATIONS: Operation[] = [
     method: 'get',
     path: routes,
     tag: 'routes',
-    summary: "A channel's routes (none: an empty list, keep false, unmatched \"drop\")",
+    summary: 'A channel\'s routes (none: an empty list, keep false, unmatched "drop")',
     access: 'bearer',
     result: RESULTS.routes,
     errors: [],

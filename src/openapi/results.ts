@@ -157,7 +157,8 @@ const webhookCommon = {
 const routed = {
   type: 'array',
   items: strict({ channel: { type: 'string' }, id: { type: 'string' } }),
-  description: 'with routes: the copies stored, in order (the kept copy first); absent without routes',
+  description:
+    'with routes: the copies stored, in order (the kept copy first); absent without routes',
 };
 
 export const RESULTS = {
@@ -185,15 +186,23 @@ export const RESULTS = {
       items: strict(
         {
           to: { type: 'string', description: 'the target channel' },
-          filter: { type: 'object', description: 'a filter (docs/api/filters.md); none: every message' },
+          filter: {
+            type: 'object',
+            description: 'a filter (docs/api/filters.md); none: every message',
+          },
         },
         ['to'],
       ),
     },
     keep: { type: 'boolean' },
-    unmatched: { type: 'string', description: '"drop", or the channel that gets unmatched messages' },
+    unmatched: {
+      type: 'string',
+      description: '"drop", or the channel that gets unmatched messages',
+    },
   }),
-  routesDeleted: strict({ deleted: { type: 'boolean', description: 'false: the channel had no routes' } }),
+  routesDeleted: strict({
+    deleted: { type: 'boolean', description: 'false: the channel had no routes' },
+  }),
   routeTest: strict({
     matched: {
       type: 'array',

@@ -28,7 +28,13 @@ export type { AuthContext } from './authorize';
 export { checkChannelScope, checkOwner } from './authorize';
 export type { RelayDeps } from './deps';
 export type { PullRequest } from './pull';
-export { parseRoutes, chooseChannels, MAX_ROUTES, type RoutesBody, type SendResult } from './routes';
+export {
+  parseRoutes,
+  chooseChannels,
+  MAX_ROUTES,
+  type RoutesBody,
+  type SendResult,
+} from './routes';
 export { newMessage, type MessageOptions } from './message';
 export { channelView, effectiveConfig, type ChannelView } from './channelView';
 export { channelNotFound, settingsChange, type ChannelListEntry } from './channels';

@@ -12,12 +12,7 @@ import { RelayError, invalidField, unavailable } from '../errors';
 import { FilterError, filterInputOf, parseFilter, type Filter } from '../filters';
 import { describeIdRule, isValidId } from '../schemas/ids';
 import { scriptFailure } from '../store/storeErrors';
-import type {
-  NewMessage,
-  RoutedCopy,
-  RoutedMessage,
-  SendOptions,
-} from '../store/types';
+import type { NewMessage, RoutedCopy, RoutedMessage, SendOptions } from '../store/types';
 import type { Caller } from '../types';
 import { checkChannelScope, type AuthContext } from './authorize';
 import type { RelayDeps } from './deps';
@@ -108,7 +103,9 @@ export function parseRoutes(
   const unmatched = value.unmatched ?? 'drop';
   if (unmatched !== 'drop') {
     if (!isValidId(unmatched)) {
-      throw invalidField(`unmatched must be "drop" or a channel id: ${describeIdRule('a channel id')}`);
+      throw invalidField(
+        `unmatched must be "drop" or a channel id: ${describeIdRule('a channel id')}`,
+      );
     }
     if (unmatched === channel) {
       throw invalidField(
@@ -295,13 +292,7 @@ export function createRoutes(deps: RelayDeps) {
           );
         }
       }
-      await store.routes.set(
-        auth.accountId,
-        channel,
-        auth.limits,
-        JSON.stringify(body),
-        targets,
-      );
+      await store.routes.set(auth.accountId, channel, auth.limits, JSON.stringify(body), targets);
       known.delete(`${auth.accountId}\u0000${channel}`);
       return body;
     },

@@ -9,13 +9,9 @@ import { channelKeyList, routesKey } from './keys';
 import { compactUuid, uuidText } from './records';
 import { callerArgs, scriptArgv, scriptKeys } from './scripts/define';
 import { routesSetScript, type RoutesSetArgs } from './scripts/routesSet';
-import {
-  sendRoutedScript,
-  type SendRoutedArgs,
-  type SendRoutedReply,
-} from './scripts/sendRouted';
+import { sendRoutedScript, type SendRoutedArgs, type SendRoutedReply } from './scripts/sendRouted';
 import { scriptError } from './storeErrors';
-import type { RouteStore, RoutedCopy, RoutedMessage } from './types';
+import type { RouteStore, RoutedCopy } from './types';
 
 export function createRouteStore(ctx: StoreContext): RouteStore {
   return {
@@ -85,7 +81,10 @@ export function createRouteStore(ctx: StoreContext): RouteStore {
       const copies: RoutedCopy[][] = flat.map((entries) => {
         const out: RoutedCopy[] = [];
         for (let i = 0; i < entries.length; i += 2) {
-          out.push({ channel: targets[Number(entries[i]) - 1], id: uuidText(String(entries[i + 1])) });
+          out.push({
+            channel: targets[Number(entries[i]) - 1],
+            id: uuidText(String(entries[i + 1])),
+          });
         }
         return out;
       });

@@ -145,7 +145,8 @@ export function scriptError(
 ): unknown {
   const failure = scriptFailure(err);
   if (!failure || failure.code === 'STALE_CONFIG' || failure.code === 'ROUTES_CHANGED') return err;
-  const toError = SCRIPT_ERRORS[failure.code as Exclude<ScriptErrorCode, 'STALE_CONFIG' | 'ROUTES_CHANGED'>];
+  const toError =
+    SCRIPT_ERRORS[failure.code as Exclude<ScriptErrorCode, 'STALE_CONFIG' | 'ROUTES_CHANGED'>];
   return toError(failure.detail === '' ? [] : failure.detail.split(' '), about);
 }
 
