@@ -83,6 +83,7 @@ const ROUTES_REQUEST = {
           to: { type: 'string', description: 'another channel of the account' },
           filter: {
             type: 'object',
+            additionalProperties: true,
             description:
               'docs/api/filters.md; at most 4096 bytes of compact JSON; none: every message',
           },
@@ -106,7 +107,7 @@ const ROUTE_TEST_REQUEST = {
       properties: {
         body: {},
         content_type: { type: 'string', enum: ['json', 'text', 'bytes', 'v8'] },
-        metadata: { type: 'object' },
+        metadata: { type: 'object', additionalProperties: true },
       },
     },
   },

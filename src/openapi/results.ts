@@ -188,6 +188,7 @@ export const RESULTS = {
           to: { type: 'string', description: 'the target channel' },
           filter: {
             type: 'object',
+            additionalProperties: true,
             description: 'a filter (docs/api/filters.md); none: every message',
           },
         },
