@@ -8,10 +8,12 @@ import { registerAccountCommands } from './account.js';
 import { registerChannelCommands } from './channels.js';
 import { registerForwardCommand } from './forward.js';
 import { registerMessageCommands } from './messages.js';
+import { registerRoutesCommands } from './routes.js';
 
 export const CLIENT_COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerMessageCommands,
   registerChannelCommands,
+  registerRoutesCommands,
   registerAccountCommands,
   registerForwardCommand,
 ];
