@@ -350,3 +350,23 @@ test('routes changed while sends run: each send sees the old or the new routes, 
   expect(r).toEqual(p);
   expect(x.length + p.length).toBe(60);
 });
+
+test('deleting a channel removes its routes; a deleted target is created again by its next copy', async () => {
+  const { auth, ca } = await accountOnPods(pods, 'rt', { plan: 'wide' });
+  await putOk(pods.a, auth, 'src', { routes: [{ to: 'dst' }] });
+  await ca.send('src', { body: 1 });
+  expect(
+    (await pods.a.http.delete('/v1/relay/channels/dst').set('Authorization', auth)).status,
+  ).toBe(200);
+  const again = await relay(pods.b, auth).send('src', { body: 2 });
+  expect(again.body.result.routed[0].channel).toBe('dst');
+  expect((await drain(pods.a, auth, 'dst')).map((m) => m.body)).toEqual([2]);
+  expect(
+    (await pods.b.http.delete('/v1/relay/channels/src').set('Authorization', auth)).status,
+  ).toBe(200);
+  expect((await get(pods.a, auth, 'src')).body.result.routes).toEqual([]);
+  // dst is no target any more: it may have routes now
+  await putOk(pods.a, auth, 'dst', { routes: [{ to: 'other' }] });
+  const plain = await ca.send('src', { body: 3 });
+  expect(plain.body.result).toEqual({ id: expect.any(String) });
+});
