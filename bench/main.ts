@@ -37,6 +37,7 @@ import {
   type QueueSystem,
 } from './systems';
 import { runFilters } from './filters';
+import { runRoutes } from './routes';
 import { runScale } from './scale';
 import {
   fill,
@@ -357,6 +358,11 @@ async function oneRun(
     } finally {
       await lua.close();
     }
+  }
+  if (want('routes')) {
+    log(`run ${run} routes: a send with 10 and 50 routes against a plain send`);
+    result.routes = await runRoutes(target, s.quick ? 100 : 500);
+    log('   ', JSON.stringify(result.routes));
   }
   if (want('filters')) {
     log(`run ${run} filters (in process)`);

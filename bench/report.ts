@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { median, round } from './stats';
 import type { FiltersResult } from './filters';
+import type { RoutesResult } from './routes';
 import { FLOOR } from './systems';
 import type { FanoutResult, LatencyResult, ScaleResult, W1Result, W2Result } from './workloads';
 
@@ -36,6 +37,8 @@ export interface RunResult {
     | Record<string, never>;
   /** filter evaluation, in process (bench/filters.ts) */
   filters?: FiltersResult;
+  /** issue 27: routed sends against a plain send (bench/routes.ts) */
+  routes?: RoutesResult;
 }
 
 export interface BenchResults {
