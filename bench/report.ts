@@ -226,6 +226,24 @@ export function targets(runs: RunResult[]): Target[] {
       (v) => v <= 50,
     ),
   );
+  for (const [n, limit] of [
+    [10, 1.5],
+    [50, 3],
+  ] as const) {
+    const ratio = med(runs, (r) => r.routes?.[`ratio_${n}`]);
+    const routed = med(runs, (r) => r.routes?.[`routes_${n}`].p50_ms);
+    const plain = med(runs, (r) => r.routes?.plain.p50_ms);
+    out.push(
+      target(
+        'issue27',
+        `Send, ${n} routes`,
+        `p50 ≤ ${limit}× a plain send's, one Redis call`,
+        ratio,
+        `routed / plain = ${fmt(ratio, 2)} (${fmt(routed, 2)} / ${fmt(plain, 2)} ms)`,
+        (v) => v <= limit,
+      ),
+    );
+  }
 
   out.push({
     list: 'earlier',
