@@ -2,8 +2,8 @@
 channel_purge: delete every message of a channel (queued, delayed, in flight),
 keeping the channel, its configuration and its dedup history.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
-KEYS[7..12] channel keys of the channel
-ARGV[1] channel id
+KEYS[7..12] channel keys: q, f, m, x, d, dx of the channel
+ARGV[1] channel: the channel id
 Returns: purged_count
 Errors:  CHANNEL_NOT_FOUND
 ]]

@@ -12,9 +12,9 @@ Fields of the routes hash (rq:{a}:routes; channel ids hold no ':'):
 KEYS[1..6] account keys: account, channels, timers, usage, events, tokens
 KEYS[7..7] routes keys: routes (rq:{a}:routes)
 ARGV[1] channel: the channel whose routes change
-ARGV[2] max_channels: the plan's channel limit
-ARGV[3] routes_json: the routes to store ('' removes them)
-ARGV[4..] the targets: each route's to, and the unmatched channel, without repeats
+ARGV[2] routes_json: the routes to store ('' removes them)
+ARGV[3..] the targets: each route's to, and the unmatched channel, without repeats
+The plan's max_channels comes from PLANS.
 Returns: the new version (0 after a removal, or when there was nothing to remove: -1)
 Errors:  ACCOUNT_GONE; CHANNEL_LIMIT <max_channels>;
          ROUTE_CHAIN target <channel> <source> (channel is a target of source);
@@ -23,8 +23,8 @@ Errors:  ACCOUNT_GONE; CHANNEL_LIMIT <max_channels>;
 local k = account_keys(1)
 local routes = KEYS[7]
 local channel = ARGV[1]
-local max_channels = tonumber(ARGV[2])
-local json = ARGV[3]
+local max_channels = account_limits(k).max_channels
+local json = ARGV[2]
 if redis.call('EXISTS', k.account) == 0 then
   return redis.error_reply('ACCOUNT_GONE')
 end
@@ -50,14 +50,14 @@ if json ~= '' then
   if #sources > 0 then
     return redis.error_reply('ROUTE_CHAIN target ' .. channel .. ' ' .. sources[1])
   end
-  for i = 4, #ARGV do
+  for i = 3, #ARGV do
     if redis.call('HEXISTS', routes, 'v:' .. ARGV[i]) == 1 then
       return redis.error_reply('ROUTE_CHAIN routed ' .. ARGV[i])
     end
   end
   local missing = {}
   if redis.call('HEXISTS', k.channels, channel) == 0 then missing[#missing + 1] = channel end
-  for i = 4, #ARGV do
+  for i = 3, #ARGV do
     if redis.call('HEXISTS', k.channels, ARGV[i]) == 0 then missing[#missing + 1] = ARGV[i] end
   end
   if #missing > 0 and redis.call('HLEN', k.channels) + #missing > max_channels then
@@ -86,7 +86,7 @@ if json == '' then
 end
 
 local targets = {}
-for i = 4, #ARGV do
+for i = 3, #ARGV do
   targets[#targets + 1] = ARGV[i]
   local sources = words(redis.call('HGET', routes, 'i:' .. ARGV[i]))
   sources[#sources + 1] = channel

@@ -9,7 +9,8 @@ KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens   (r
 KEYS[7..8]   caller keys: rate, token_rate
 KEYS[9..9]   routes keys: routes (rq:{a}:routes, lua/routes_set.lua)
 KEYS[10..10] webhooks keys: webhooks (rq:{a}:webhooks; absent when webhook_id is '')
-then 6 channel keys (q, f, m, x, d, dx) per target, in ARGV's order of targets (the last 6c KEYS)
+KEYS[11..]   channels keys: q, f, m, x, d, dx of each target in the order of the targets (the
+             last 6c KEYS: they start one earlier when the webhooks key is absent)
 ARGV[1..3] caller: token_id, proof, rate (lua/lib/caller.lua)
 ARGV[4] channel: the channel the messages arrived at
 ARGV[5] must_exist: '1' to refuse a channel that does not exist (SQS), '0' to go on
@@ -23,13 +24,18 @@ ARGV[10+c] n: the number of messages; then per message: delay_ms (integer, or ''
         content_type, dedup_id ('' for none), metadata length (UTF-16 units), metadata json
         (an object without a route key), body json, m (its copies), then per copy: target
         (1-based index into the targets), id (22 base64url characters)
+then (optional; the SQS endpoint's size cap, as send.lua takes it) size_setting: a named
+        setting of the channel the messages arrived at (sqs_max_bytes) that lowers the cap on
+        each message's size, size_limit: the plan limit that caps it (max_sqs_message_bytes),
+        and n sizes, each message's size as the cap counts it
 The plan's max_storage_bytes, max_channels, retention and storage ceiling come from PLANS.
 Returns: { per message { target, id, ... } of its copies (a copy whose dedup_id its target
            holds has that message's id and is not stored again), lowered_due_ms or false,
            { target, ms until its coalesced new_message is due, ... } }
 Errors:  the caller's (lua/lib/caller.lua); CHANNEL_SCOPE <channel>; CHANNEL_LIMIT <max_channels>;
          CHANNEL_NOT_FOUND (must_exist); WEBHOOK_NOT_FOUND; ROUTES_CHANGED <version now>;
-         STORAGE_LIMIT <max_storage_bytes>; MESSAGE_TOO_LARGE <index> <ceiling>
+         STORAGE_LIMIT <max_storage_bytes>; MESSAGE_TOO_LARGE <index> <ceiling>;
+         SIZE_LIMIT <index> <size> <size_setting or size_limit: the bound> <cap>
 ]]
 local k = account_keys(1)
 local channel = ARGV[4]
@@ -146,6 +152,21 @@ for i = 1, n do
     end
   end
   messages[i] = m
+end
+
+-- the SQS endpoint's size cap, of the channel the messages arrived at (as send.lua's)
+local size_setting, size_bound = ARGV[at], ARGV[at + 1]
+if size_setting then
+  local size_cap = tonumber(caller.limits[size_bound])
+  local cfg = redis.call('HGET', k.channels, channel)
+  local own = cfg and tonumber(parse_settings(cfg).named[size_setting])
+  if own and (not size_cap or own < size_cap) then size_cap, size_bound = own, size_setting end
+  for i = 1, n do
+    local size = ARGV[at + 1 + i]
+    if size_cap and tonumber(size) > size_cap then
+      return redis.error_reply('SIZE_LIMIT ' .. (i - 1) .. ' ' .. size .. ' ' .. size_bound .. ' ' .. size_cap)
+    end
+  end
 end
 
 local function count_delivery()

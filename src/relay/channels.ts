@@ -84,7 +84,7 @@ export function createChannels(deps: RelayDeps) {
           `retention_seconds must be at most ${planRetention} (the plan's retention)`,
         );
       }
-      await store.channels.configure(auth.accountId, channel, auth.limits, change);
+      await store.channels.configure(auth.accountId, channel, change);
     },
 
     async purge(auth: AuthContext, channel: string): Promise<number> {
@@ -124,7 +124,7 @@ export function createChannels(deps: RelayDeps) {
         if (to === channel)
           throw invalidField('to must name another channel than the one redriven');
       }
-      return store.channels.redrive(auth.accountId, channel, auth.limits, to, max);
+      return store.channels.redrive(auth.accountId, channel, to, max);
     },
   };
 }

@@ -292,7 +292,7 @@ export function createRoutes(deps: RelayDeps) {
           );
         }
       }
-      await store.routes.set(auth.accountId, channel, auth.limits, JSON.stringify(body), targets);
+      await store.routes.set(auth.accountId, channel, JSON.stringify(body), targets);
       known.delete(`${auth.accountId}\u0000${channel}`);
       return body;
     },

@@ -5,26 +5,27 @@
  * when the routes it evaluated are not the channel's routes any more.
  */
 import type { StoreContext } from './context';
-import { channelKeyList, routesKey } from './keys';
+import { routesKey } from './keys';
 import { compactUuid, uuidText } from './records';
-import { callerArgs, scriptArgv, scriptKeys } from './scripts/define';
+import { callerArgs } from './scripts/define';
 import { routesSetScript, type RoutesSetArgs } from './scripts/routesSet';
 import { sendRoutedScript, type SendRoutedArgs, type SendRoutedReply } from './scripts/sendRouted';
-import { scriptError } from './storeErrors';
 import type { RouteStore, RoutedCopy } from './types';
 
 export function createRouteStore(ctx: StoreContext): RouteStore {
   return {
     async get(account, channel) {
-      const [json, version] = await ctx.redis.hmget(routesKey(account), channel, `v:${channel}`);
+      const [json, version] = await ctx.command((redis) =>
+        redis.hmget(routesKey(account), channel, `v:${channel}`),
+      );
       return json === null || version === null ? { json: null, version: '0' } : { json, version };
     },
 
-    async set(account, channel, limits, json, targets) {
+    async set(account, channel, json, targets) {
       const version = await ctx.run<number, RoutesSetArgs>(
         routesSetScript,
         { account, channel },
-        { channel, max_channels: limits.max_channels, routes_json: json },
+        { channel, routes_json: json },
         targets,
       );
       return String(version);
@@ -34,7 +35,7 @@ export function createRouteStore(ctx: StoreContext): RouteStore {
       const done = await ctx.run<number, RoutesSetArgs>(
         routesSetScript,
         { account, channel },
-        { channel, max_channels: 0, routes_json: '' },
+        { channel, routes_json: '' },
       );
       return done >= 0;
     },
@@ -55,28 +56,22 @@ export function createRouteStore(ctx: StoreContext): RouteStore {
         );
         for (const copy of m.copies) tail.push(copy.target + 1, compactUuid(copy.id));
       }
-      const on = { account, caller, webhooks: options.webhookId !== undefined };
-      const keys = scriptKeys(sendRoutedScript, on);
-      for (const target of targets) keys.push(...channelKeyList(account, target));
-      const args: SendRoutedArgs = {
-        ...callerArgs(caller),
-        channel,
-        must_exist: options.mustExist ? '1' : '0',
-        webhook_id: options.webhookId ?? '',
-        route_version: version,
-        fanout_window_ms: ctx.fanout.windowMs,
-        c: targets.length,
-      };
-      let reply: SendRoutedReply;
-      try {
-        reply = await ctx.call<SendRoutedReply>(
-          'send_routed',
-          keys,
-          scriptArgv(sendRoutedScript, args, tail),
-        );
-      } catch (err) {
-        throw scriptError(err, { account, channel });
-      }
+      const cap = options.sizeCap;
+      if (cap) tail.push(cap.setting, cap.planLimit, ...cap.sizes);
+      const reply = await ctx.run<SendRoutedReply, SendRoutedArgs>(
+        sendRoutedScript,
+        { account, channel, caller, webhooks: options.webhookId !== undefined, channels: targets },
+        {
+          ...callerArgs(caller),
+          channel,
+          must_exist: options.mustExist ? '1' : '0',
+          webhook_id: options.webhookId ?? '',
+          route_version: version,
+          fanout_window_ms: ctx.fanout.windowMs,
+          c: targets.length,
+        },
+        tail,
+      );
       const [flat, lowered, pending] = reply;
       const copies: RoutedCopy[][] = flat.map((entries) => {
         const out: RoutedCopy[] = [];

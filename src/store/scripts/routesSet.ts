@@ -3,7 +3,6 @@ import { defineScript } from './define';
 
 export interface RoutesSetArgs {
   channel: string;
-  max_channels: number;
   /** '' removes the routes */
   routes_json: string;
 }
@@ -11,5 +10,5 @@ export interface RoutesSetArgs {
 export const routesSetScript = defineScript<RoutesSetArgs>({
   name: 'routes_set',
   keys: ['account', 'routes'],
-  argv: ['channel', 'max_channels', 'routes_json'],
+  argv: ['channel', 'routes_json'],
 });

@@ -14,7 +14,7 @@ export interface SendRoutedArgs extends CallerArgs {
 
 export const sendRoutedScript = defineScript<SendRoutedArgs>({
   name: 'send_routed',
-  keys: ['account', 'caller', 'routes', 'webhooks'],
+  keys: ['account', 'caller', 'routes', 'webhooks', 'channels'],
   argv: [
     'token_id',
     'proof',

@@ -5,7 +5,7 @@ import {
   SendMessageBatchCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { sqsAccount, useSqsPods } from '../sqs/support';
+import { sqsAccount, sqsError, useSqsPods } from '../sqs/support';
 
 const pods = useSqsPods();
 
@@ -37,4 +37,64 @@ test('an SQS send to a queue with routes stores its copies; the MessageId is the
   expect(big[0].Body).toBe('{"total": 500}');
   expect((await receive('all')).map((m) => m.Body)).toEqual(['{"total": 500}', '{"total": 5}']);
   expect(await receive('orders')).toEqual([]);
+});
+
+test('a queue with routes keeps its size cap: its MaximumMessageSize, then the plan limit', async () => {
+  const { sqsA, auth } = await sqsAccount(pods, 'rsqscap');
+  const small = (
+    await sqsA.send(
+      new CreateQueueCommand({ QueueName: 'small', Attributes: { MaximumMessageSize: '1024' } }),
+    )
+  ).QueueUrl!;
+  const open = (await sqsA.send(new CreateQueueCommand({ QueueName: 'open' }))).QueueUrl!;
+  const copies = (await sqsA.send(new CreateQueueCommand({ QueueName: 'copies' }))).QueueUrl!;
+  for (const from of ['small', 'open']) {
+    const set = await pods.a.http
+      .put(`/v1/relay/channels/${from}/routes`)
+      .set('Authorization', auth)
+      .send({ routes: [{ to: 'copies' }] });
+    expect(set.status).toBe(200);
+  }
+  await sqsA.send(new SendMessageCommand({ QueueUrl: small, MessageBody: 'y'.repeat(1024) }));
+  const refused = async (send: Promise<unknown>) => {
+    const err = await sqsError(send);
+    return { name: err.name, message: err.message };
+  };
+  expect(
+    await refused(
+      sqsA.send(new SendMessageCommand({ QueueUrl: small, MessageBody: 'y'.repeat(1025) })),
+    ),
+  ).toEqual({
+    name: 'InvalidParameterValue',
+    message: 'messages[0] is 1025 bytes, over its limit of 1024 bytes (sqs_max_bytes)',
+  });
+  expect(
+    await refused(
+      sqsA.send(
+        new SendMessageBatchCommand({
+          QueueUrl: small,
+          Entries: [
+            { Id: 'a', MessageBody: 'ok' },
+            { Id: 'b', MessageBody: 'y'.repeat(1025) },
+          ],
+        }),
+      ),
+    ),
+  ).toEqual({
+    name: 'InvalidParameterValue',
+    message: 'messages[1] is 1025 bytes, over its limit of 1024 bytes (sqs_max_bytes)',
+  });
+  expect(
+    await refused(
+      sqsA.send(new SendMessageCommand({ QueueUrl: open, MessageBody: 'x'.repeat(262_145) })),
+    ),
+  ).toEqual({
+    name: 'InvalidParameterValue',
+    message: 'messages[0] is 262145 bytes, over its limit of 262144 bytes (max_sqs_message_bytes)',
+  });
+  // nothing refused was stored: the one copy is the message that fit
+  const got = await sqsA.send(
+    new ReceiveMessageCommand({ QueueUrl: copies, MaxNumberOfMessages: 10 }),
+  );
+  expect((got.Messages ?? []).map((m) => m.Body)).toEqual(['y'.repeat(1024)]);
 });
