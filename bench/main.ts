@@ -36,6 +36,7 @@ import {
   rsmq,
   type QueueSystem,
 } from './systems';
+import { runEntrances } from './entrances';
 import { runFilters } from './filters';
 import { runRoutes } from './routes';
 import { runScale } from './scale';
@@ -363,6 +364,11 @@ async function oneRun(
     log(`run ${run} routes: a send with 10 and 50 routes against a plain send`);
     result.routes = await runRoutes(target, s.quick ? 100 : 500);
     log('   ', JSON.stringify(result.routes));
+  }
+  if (want('entrances')) {
+    log(`run ${run} entrances: relay send, webhook URL, SQS SendMessage (own relayq and Redis)`);
+    result.entrances = await runEntrances(s.quick);
+    log('   ', JSON.stringify(result.entrances));
   }
   if (want('filters')) {
     log(`run ${run} filters (in process)`);

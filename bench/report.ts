@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { median, round } from './stats';
+import type { EntrancesResult } from './entrances';
 import type { FiltersResult } from './filters';
 import type { RoutesResult } from './routes';
 import { FLOOR } from './systems';
@@ -39,6 +40,8 @@ export interface RunResult {
   filters?: FiltersResult;
   /** issue 27: routed sends against a plain send (bench/routes.ts) */
   routes?: RoutesResult;
+  /** the entrances side by side (bench/entrances.ts) */
+  entrances?: EntrancesResult;
 }
 
 export interface BenchResults {
@@ -54,7 +57,7 @@ export interface BenchResults {
 
 export interface Target {
   /** issue 18's list, a later issue's, or the earlier targets that still apply */
-  list: 'issue18' | 'issue27' | 'earlier';
+  list: 'issue18' | 'issue24' | 'issue27' | 'earlier';
   workload: string;
   target: string;
   measured: string;
@@ -212,6 +215,29 @@ export function targets(runs: RunResult[]): Target[] {
     met: null,
   });
 
+  const webhookRatio = med(runs, (r) => r.entrances?.webhook_ratio);
+  const sqsRatio = med(runs, (r) => r.entrances?.sqs_ratio);
+  out.push(
+    target(
+      'issue24',
+      'Entrances',
+      'webhook ingest (2 KB, GitHub signature verified, 32 concurrent) ≥ 0.9 of the single send',
+      webhookRatio,
+      `${fmt(webhookRatio, 2)}x (${fmt(med(runs, (r) => r.entrances?.webhook_per_s))} vs ${fmt(
+        med(runs, (r) => r.entrances?.send_per_s),
+      )} req/s)`,
+      (v) => v >= 0.9,
+    ),
+    target(
+      'issue24',
+      'Entrances',
+      'SQS SendMessage through @aws-sdk/client-sqs ≥ 0.6 of the single send',
+      sqsRatio,
+      `${fmt(sqsRatio, 2)}x (${fmt(med(runs, (r) => r.entrances?.sqs_per_s))} req/s)`,
+      (v) => v >= 0.6,
+    ),
+  );
+
   const evaluated = med(runs, (r) => r.filters?.evaluated.p99_us);
   out.push(
     target(
@@ -346,6 +372,7 @@ function markdown(res: BenchResults, chartRel: string, jsonRel: string): string 
   const verdict = (t: Target) => (t.met === null ? 'not run' : t.met ? 'met' : '**missed**');
   for (const [list, title] of [
     ['issue18', 'Targets (issue 18)'],
+    ['issue24', 'Targets (issue 24: entrances side by side)'],
     ['issue27', 'Targets (issue 27: routes)'],
     ['earlier', 'Earlier targets that still apply'],
   ] as const) {

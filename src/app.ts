@@ -38,6 +38,8 @@ import { DueRepair } from './store/dueRepair';
 import { Sweeper } from './store/sweeper';
 import type { Store } from './store/types';
 import { ChannelWaiters } from './store/waiters';
+import { Deliveries, type DeliveryOptions } from './destinations/deliveries';
+import { destinationsRouter } from './destinations/router';
 import { webhookReceiver } from './webhooks/receiver';
 import { webhooksRouter } from './webhooks/router';
 
@@ -46,6 +48,8 @@ export interface AppDeps {
   redis: RedisClient;
   logger: Logger;
   metrics?: Metrics;
+  /** the push deliveries' timings (tests shorten them); false: this app delivers nothing */
+  deliveries?: Partial<DeliveryOptions> | false;
 }
 
 export interface RelayApp {
@@ -62,6 +66,8 @@ export interface RelayApp {
   /** the operations every entrance calls */
   relay: Relay;
   deps: RelayDeps;
+  /** this pod's push deliveries (src/destinations), null when turned off */
+  deliveries: Deliveries | null;
   /** which hops' X-Forwarded-* to believe (RELAY_TRUST_PROXY) */
   trustProxy: TrustProxy;
   /** entrances that answer the server's own refusals in their shape */
@@ -75,7 +81,13 @@ export interface RelayApp {
   close(): Promise<void>;
 }
 
-export function buildApp({ config, redis, logger, metrics = new Metrics() }: AppDeps): RelayApp {
+export function buildApp({
+  config,
+  redis,
+  logger,
+  metrics = new Metrics(),
+  deliveries: deliveryOptions = {},
+}: AppDeps): RelayApp {
   const planTable = { plans: config.plans, defaultPlan: config.defaultPlan };
   if (config.authCacheMs) {
     logger.warn(
@@ -133,6 +145,13 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     limits: new AccountLimits(store.limits, logger, config.adminRateLimitPerSecond ?? 0),
   };
   const relay = createRelay(deps);
+  const deliveries =
+    deliveryOptions === false
+      ? null
+      : new Deliveries(relay, logger, {
+          allowPrivate: config.destinationsAllowPrivate ?? config.embeddedRedis,
+          ...deliveryOptions,
+        });
   const isShuttingDown = () => shuttingDown;
 
   const app = express();
@@ -160,6 +179,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   app.use(channelsRouter(relay));
   app.use(routesRouter(relay));
   app.use(webhooksRouter(relay));
+  app.use(destinationsRouter(relay, deliveries));
   app.use(whoamiRouter(relay));
   app.use(accountRouter(relay));
   app.use('/dashboard', dashboardHeaders);
@@ -181,6 +201,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     context,
     relay,
     deps,
+    deliveries,
     trustProxy: app.get('trust proxy fn') as TrustProxy,
     refusalShapes: [sqsRefusalShape],
     isShuttingDown,
@@ -191,6 +212,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
       sweeper.start();
       gauges.start();
       dueRepair.start();
+      deliveries?.start();
     },
     beginShutdown() {
       shuttingDown = true;
@@ -199,6 +221,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     async close() {
       shuttingDown = true;
       waiters.releaseAll();
+      await deliveries?.stop();
       await dueRepair.stop();
       await sweeper.stop();
       await gauges.stop();

@@ -59,6 +59,12 @@ const PARAMETERS: Record<string, object> = {
     required: true,
     schema: { type: 'string', pattern: '^[0-9a-f]{16}$' },
   },
+  destinationId: {
+    name: 'destinationId',
+    in: 'path',
+    required: true,
+    schema: { type: 'string', pattern: '^dst_[0-9a-f]{16}$' },
+  },
   key: {
     name: 'key',
     in: 'path',
@@ -154,6 +160,7 @@ export function buildOpenApi(operations: Operation[] = OPERATIONS): Record<strin
       'routes',
       'subscriptions',
       'webhooks',
+      'destinations',
       'account',
       'admin',
       'dashboard',

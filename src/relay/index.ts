@@ -18,6 +18,7 @@ import type { Caller } from '../types';
 import { createAccounts } from './accounts';
 import { authorize, type AuthContext } from './authorize';
 import { createChannels } from './channels';
+import { createDestinations } from './destinations';
 import type { RelayDeps } from './deps';
 import { pull, type PullRequest } from './pull';
 import { createRoutes, type SendResult } from './routes';
@@ -41,6 +42,16 @@ export { channelNotFound, settingsChange, type ChannelListEntry } from './channe
 export { publicToken, type IssuedToken, type PublicToken } from './tokens';
 export { accountNotFound } from './accounts';
 export { unknownWebhook, type FoundWebhook } from './webhooks';
+export { destinationNotFound, type Destinations } from './destinations';
+export { withFreshSignature, type ReplaySigner } from './replaySignatures';
+export type {
+  AttemptOutcome,
+  DestinationChange,
+  DestinationConfig,
+  DestinationRecord,
+  DestinationState,
+  TakenMessage,
+} from '../store/destinationTypes';
 export type {
   AccountRecord,
   AckResult,
@@ -117,6 +128,7 @@ export function createRelay(deps: RelayDeps) {
     tokens: createTokens(deps),
     accounts: createAccounts(deps),
     webhooks: createWebhooks(deps, routes),
+    destinations: createDestinations(deps),
 
     /** Listens to an account's events (new messages, revocations) on this pod. */
     subscribe: (account: string, listener: AccountListener) =>

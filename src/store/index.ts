@@ -2,6 +2,7 @@
 import type { Metrics } from '../metrics';
 import { createAccountStore } from './accounts';
 import { createChannelStore } from './channels';
+import { createDestinationStore } from './destinations';
 import { StoreContext, type StoreOptions } from './context';
 import { createLimitStore } from './limits';
 import { createQueueStore } from './queue';
@@ -30,6 +31,7 @@ export function createStore(
     accounts: createAccountStore(context),
     limits: createLimitStore(context),
     webhooks: createWebhookStore(context),
+    destinations: createDestinationStore(context),
     async ping() {
       try {
         // a probe even while Redis is held unreachable: its answer ends the outage at once

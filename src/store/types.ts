@@ -1,4 +1,5 @@
 /** The store's interface: what HTTP and WebSocket code may ask of the queue state. */
+import type { DestinationStore } from './destinationTypes';
 import type { HolderKind } from './keys';
 import type { Caller } from '../types';
 
@@ -349,6 +350,8 @@ export interface Store {
   /** counters behind the account limits (rates, concurrent holders) */
   limits: LimitStore;
   webhooks: WebhookStore;
+  /** channels' push destinations (src/destinations) */
+  destinations: DestinationStore;
   /** Redis answers PING and the scripts are loaded */
   ping(): Promise<boolean>;
 }

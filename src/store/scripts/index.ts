@@ -50,6 +50,11 @@ export const SCRIPT_NAMES = [
   'webhook_delete',
   'webhook_lookup',
   'webhook_refused',
+  'destination_save',
+  'destination_delete',
+  'destination_redrive',
+  'destination_take',
+  'destination_result',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
