@@ -38,6 +38,7 @@ import {
 } from './systems';
 import { runEntrances } from './entrances';
 import { runFilters } from './filters';
+import { runRoutes } from './routes';
 import { runScale } from './scale';
 import {
   fill,
@@ -358,6 +359,11 @@ async function oneRun(
     } finally {
       await lua.close();
     }
+  }
+  if (want('routes')) {
+    log(`run ${run} routes: a send with 10 and 50 routes against a plain send`);
+    result.routes = await runRoutes(target, s.quick ? 100 : 500);
+    log('   ', JSON.stringify(result.routes));
   }
   if (want('entrances')) {
     log(`run ${run} entrances: relay send, webhook URL, SQS SendMessage (own relayq and Redis)`);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { median, round } from './stats';
 import type { EntrancesResult } from './entrances';
 import type { FiltersResult } from './filters';
+import type { RoutesResult } from './routes';
 import { FLOOR } from './systems';
 import type { FanoutResult, LatencyResult, ScaleResult, W1Result, W2Result } from './workloads';
 
@@ -37,6 +38,8 @@ export interface RunResult {
     | Record<string, never>;
   /** filter evaluation, in process (bench/filters.ts) */
   filters?: FiltersResult;
+  /** issue 27: routed sends against a plain send (bench/routes.ts) */
+  routes?: RoutesResult;
   /** the entrances side by side (bench/entrances.ts) */
   entrances?: EntrancesResult;
 }
@@ -249,6 +252,24 @@ export function targets(runs: RunResult[]): Target[] {
       (v) => v <= 50,
     ),
   );
+  for (const [n, limit] of [
+    [10, 1.5],
+    [50, 3],
+  ] as const) {
+    const ratio = med(runs, (r) => r.routes?.[`ratio_${n}`]);
+    const routed = med(runs, (r) => r.routes?.[`routes_${n}`].p50_ms);
+    const plain = med(runs, (r) => r.routes?.plain.p50_ms);
+    out.push(
+      target(
+        'issue27',
+        `Send, ${n} routes`,
+        `p50 ≤ ${limit}× a plain send's, one Redis call`,
+        ratio,
+        `routed / plain = ${fmt(ratio, 2)} (${fmt(routed, 2)} / ${fmt(plain, 2)} ms)`,
+        (v) => v <= limit,
+      ),
+    );
+  }
 
   out.push({
     list: 'earlier',

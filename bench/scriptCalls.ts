@@ -96,6 +96,7 @@ export function sendScriptCall(
     channel,
     must_exist: '0' as const,
     webhook_id: '',
+    route_version: '0',
     n: bodies.length,
   };
   return call(scripts, redis, sendScript, account, channel, args, tail);

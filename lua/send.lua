@@ -4,7 +4,8 @@ same call (lua/lib/caller.lua): a refused caller stores nothing.
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens   (rq:{a}:...)
 KEYS[7..12]  channel keys: q, f, m, x, d, dx                           (rq:{a}:c:<channel>:...)
 KEYS[13..14] caller keys: rate, token_rate
-KEYS[15..15] webhooks keys: webhooks (rq:{a}:webhooks; absent when webhook_id is '')
+KEYS[15..15] routes keys: routes (rq:{a}:routes, lua/routes_set.lua)
+KEYS[16..16] webhooks keys: webhooks (rq:{a}:webhooks; absent when webhook_id is '')
 Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
 channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
 group, known only at run time, so they cannot be declared as a KEYS group.
@@ -13,15 +14,16 @@ ARGV[4] channel: the channel id
 ARGV[5] must_exist: '1' to refuse a channel that does not exist (SQS), '0' to create it
 ARGV[6] webhook_id: the webhook a delivery came through ('' for none): it must still exist,
         and its delivery is counted and its time noted
-ARGV[7] n: the number of messages; then 9 values per message:
+ARGV[7] route_version: '0', the channel has no routes, as the pod believes (else ROUTES_CHANGED)
+ARGV[8] n: the number of messages; then 9 values per message:
         id (the message's UUID as its 16 bytes in 22 base64url characters), delay_ms (integer, or '' for the channel's delay_seconds setting, else 0), size (bytes of body + metadata json), content_type,
         dedup_id ('' for none), metadata length (UTF-16 units, for the reader), metadata json,
         body json, group_id ('' for none; docs/api/groups.md: a grouped message waits in its
         group, and only a group's head is in q)
-ARGV[8 + 9n] fanout_window_ms: the new_message coalescing window (announce in lib/common.lua; integer)
-ARGV[9 + 9n] size_setting (optional; the SQS endpoint's size cap): a named channel setting
+ARGV[9 + 9n] fanout_window_ms: the new_message coalescing window (announce in lib/common.lua; integer)
+ARGV[10 + 9n] size_setting (optional; the SQS endpoint's size cap): a named channel setting
         (sqs_max_bytes) that lowers the cap on each message's size for the channel
-ARGV[10 + 9n] size_limit: the plan limit that caps it (max_sqs_message_bytes); n sizes follow,
+ARGV[11 + 9n] size_limit: the plan limit that caps it (max_sqs_message_bytes); n sizes follow,
         each message's size as the cap counts it
 The plan's max_storage_bytes, max_channels, retention and storage ceiling for one message
 (1 MiB, more for plans whose webhook bodies may be larger) come from PLANS.
@@ -34,6 +36,7 @@ Returns: { {id (22 base64url characters), ...} in request order, lowered_due_ms 
          stored again: its id (and sequence number) are the first message's.
 Errors:  the caller's (lua/lib/caller.lua); CHANNEL_SCOPE <channel>; CHANNEL_LIMIT <max_channels>;
          CHANNEL_NOT_FOUND (must_exist); WEBHOOK_NOT_FOUND (the webhook was deleted);
+         ROUTES_CHANGED <version> (the channel has routes);
          STORAGE_LIMIT <max_storage_bytes>; MESSAGE_TOO_LARGE <index> <ceiling> (the storage safeguard);
          SIZE_LIMIT <index> <size> <size_setting or size_limit: the bound> <cap>;
          GROUP_REQUIRED <index> (a FIFO channel's message without group_id)
@@ -43,25 +46,28 @@ local ch = channel_keys(7)
 local channel = ARGV[4]
 local now = now_ms()
 -- a delivery to a deleted webhook (or a deleted account's) is refused as an unknown URL
-if ARGV[6] ~= '' and redis.call('HEXISTS', KEYS[15], ARGV[6]) == 0 then
+if ARGV[6] ~= '' and redis.call('HEXISTS', KEYS[16], ARGV[6]) == 0 then
   return redis.error_reply('WEBHOOK_NOT_FOUND')
 end
 local caller = check_caller(k, KEYS[13], KEYS[14], channel, now)
 if caller.err then return caller end
+-- a channel with routes stores copies instead (send_routed.lua): the pod thought it had none
+local routes_version = redis.call('HGET', KEYS[15], 'v:' .. channel) or '0'
+if routes_version ~= ARGV[7] then return redis.error_reply('ROUTES_CHANGED ' .. routes_version) end
 local max_storage = caller.limits.max_storage_bytes
 local max_channels = caller.limits.max_channels
 local retention = caller.limits.retention_ms
 local must_exist = ARGV[5] == '1'
 local webhook_id = ARGV[6]
-local n = tonumber(ARGV[7])
-local fanout_window = tonumber(ARGV[8 + 9 * n])
+local n = tonumber(ARGV[8])
+local fanout_window = tonumber(ARGV[9 + 9 * n])
 local max_stored = caller.limits.storage_ceiling
 
 local dedup_window = DEFAULT_DEDUP_WINDOW_S
 local default_delay = 0
 local cfg = redis.call('HGET', k.channels, channel)
 local settings = cfg and parse_settings(cfg)
-local size_setting, size_bound, size_cap = ARGV[9 + 9 * n], ARGV[10 + 9 * n], nil
+local size_setting, size_bound, size_cap = ARGV[10 + 9 * n], ARGV[11 + 9 * n], nil
 if size_setting then
   size_cap = tonumber(caller.limits[size_bound])
   local own = settings and tonumber(settings.named[size_setting])
@@ -87,10 +93,10 @@ local fresh = {}
 local seen = {}
 local total = 0
 for i = 1, n do
-  local base = 7 + (i - 1) * 9
+  local base = 8 + (i - 1) * 9
   local size = tonumber(ARGV[base + 3])
-  if size_cap and tonumber(ARGV[10 + 9 * n + i]) > size_cap then
-    return redis.error_reply('SIZE_LIMIT ' .. (i - 1) .. ' ' .. ARGV[10 + 9 * n + i] .. ' ' .. size_bound .. ' ' .. size_cap)
+  if size_cap and tonumber(ARGV[11 + 9 * n + i]) > size_cap then
+    return redis.error_reply('SIZE_LIMIT ' .. (i - 1) .. ' ' .. ARGV[11 + 9 * n + i] .. ' ' .. size_bound .. ' ' .. size_cap)
   end
   if size > max_stored then
     return redis.error_reply('MESSAGE_TOO_LARGE ' .. (i - 1) .. ' ' .. max_stored)
@@ -127,8 +133,8 @@ end
 
 local function count_delivery()
   if webhook_id == '' then return end
-  redis.call('HINCRBY', KEYS[15], webhook_id .. ':count', 1)
-  redis.call('HSET', KEYS[15], webhook_id .. ':last', now)
+  redis.call('HINCRBY', KEYS[16], webhook_id .. ':count', 1)
+  redis.call('HSET', KEYS[16], webhook_id .. ':last', now)
 end
 
 if #fresh == 0 then
@@ -151,7 +157,7 @@ local available_now = 0
 local earliest_delay = false
 local earliest_cleanup = cleanup_due(expire)
 for _, i in ipairs(fresh) do
-  local base = 7 + (i - 1) * 9
+  local base = 8 + (i - 1) * 9
   local seq = append_seq(ch, st, expire)
   local delay = tonumber(ARGV[base + 2]) or default_delay
   local content = CONTENT_CODES[ARGV[base + 4]]

@@ -10,6 +10,7 @@ import { accountRouter } from './http/account';
 import { adminRouter } from './http/admin';
 import { rawBody } from './web/body';
 import { channelsRouter } from './http/channels';
+import { routesRouter } from './http/routes';
 import { errorHandler, unknownRoute } from './web/errorHandler';
 import { healthRouter } from './http/health';
 import { MESSAGE_PATH, messagesRouter } from './http/messages';
@@ -176,6 +177,7 @@ export function buildApp({
   // the caller's credential (bearer token, or the dashboard session's cookie), read once
   app.use('/v1', readCaller);
   app.use(channelsRouter(relay));
+  app.use(routesRouter(relay));
   app.use(webhooksRouter(relay));
   app.use(destinationsRouter(relay, deliveries));
   app.use(whoamiRouter(relay));

@@ -26,6 +26,7 @@ export class Metrics {
   readonly wsConnections: client.Gauge;
   readonly wsSubscriptions: client.Gauge;
   readonly wsClosed: client.Counter<'code'>;
+  readonly routed: client.Counter<'result'>;
 
   constructor(options: { collectDefaults?: boolean } = {}) {
     if (options.collectDefaults !== false) {
@@ -73,6 +74,14 @@ export class Metrics {
       labelNames: ['code'],
       registers: [this.registry],
     });
+    this.routed = new client.Counter({
+      name: 'relayq_routed_messages_total',
+      help: 'Routes (docs/api/routes.md): matched = copies stored by a matching route, unmatched = messages no route matched',
+      labelNames: ['result'],
+      registers: [this.registry],
+    });
+    this.routed.inc({ result: 'matched' }, 0);
+    this.routed.inc({ result: 'unmatched' }, 0);
   }
 
   count(event: MessageEvent, n: number): void {

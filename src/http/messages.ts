@@ -65,8 +65,9 @@ export function messagesRouter(relay: Relay): Router {
         const { value, text } = objectBodyText(req.body);
         return newMessage(validateMessage(value), { sentBody: compactBodyText(text) });
       });
-      const [id] = await relay.send(caller, channel, [message]);
-      return { id };
+      const { ids, routed } = await relay.send(caller, channel, [message]);
+      // a channel with routes: its copies (the first copy's id is the id; none: null)
+      return routed ? { id: ids[0], routed: routed[0] } : { id: ids[0] };
     },
   });
 
@@ -85,8 +86,8 @@ export function messagesRouter(relay: Relay): Router {
           }),
         );
       });
-      const ids = await relay.send(caller, channel, messages);
-      return { ids };
+      const { ids, routed } = await relay.send(caller, channel, messages);
+      return routed ? { ids, routed } : { ids };
     },
   });
 

@@ -157,6 +157,7 @@ export function buildOpenApi(operations: Operation[] = OPERATIONS): Record<strin
     tags: [
       'messages',
       'channels',
+      'routes',
       'subscriptions',
       'webhooks',
       'destinations',

@@ -63,6 +63,61 @@ const tokenExample = {
   role: 'relay',
 };
 const messages = '/v1/relay/channels/{channelId}/messages';
+const routes = '/v1/relay/channels/{channelId}/routes';
+const routesExample = {
+  routes: [
+    { to: 'billing', filter: { body: { type: { $startsWith: 'invoice.' } } } },
+    { to: 'support', filter: { body: { type: { $in: ['charge.dispute.created'] } } } },
+    { to: 'analytics' },
+  ],
+  keep: false,
+  unmatched: 'drop',
+};
+const ROUTES_REQUEST = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['routes'],
+  properties: {
+    routes: {
+      type: 'array',
+      maxItems: 50,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['to'],
+        properties: {
+          to: { type: 'string', description: 'another channel of the account' },
+          filter: {
+            type: 'object',
+            additionalProperties: true,
+            description:
+              'docs/api/filters.md; at most 4096 bytes of compact JSON; none: every message',
+          },
+        },
+      },
+    },
+    keep: { type: 'boolean', description: 'the channel keeps a copy of every message too' },
+    unmatched: {
+      type: 'string',
+      description: '"drop" (the default) or the channel that gets a message no route matched',
+    },
+  },
+};
+const ROUTE_TEST_REQUEST = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['message'],
+  properties: {
+    message: {
+      type: 'object',
+      properties: {
+        body: {},
+        content_type: { type: 'string', enum: ['json', 'text', 'bytes', 'v8'] },
+        metadata: { type: 'object', additionalProperties: true },
+      },
+    },
+  },
+};
 
 export const OPERATIONS: Operation[] = [
   // --- messages (docs/api/messages.md) ---
@@ -269,6 +324,65 @@ export const OPERATIONS: Operation[] = [
         expires_ms: null,
         plan: 'free',
       },
+    },
+  },
+  // --- routes (docs/api/routes.md) ---
+  {
+    operationId: 'getRoutes',
+    method: 'get',
+    path: routes,
+    tag: 'routes',
+    summary: 'A channel\'s routes (none: an empty list, keep false, unmatched "drop")',
+    access: 'bearer',
+    result: RESULTS.routes,
+    errors: [],
+    example: { result: routesExample },
+  },
+  {
+    operationId: 'setRoutes',
+    method: 'put',
+    path: routes,
+    tag: 'routes',
+    summary: "Replace a channel's routes: every later send to it, on every pod, fans out by them",
+    description:
+      'At most 50 routes, each into another channel of the account (created if needed, within the ' +
+      "plan's channel limit: 403). Routes do not chain: a route into a channel with routes, or " +
+      'routes on a channel that is a route target, is a 400 naming both channels. A token scoped ' +
+      'to channels may only route into channels it may use (403). A filter that is not valid is ' +
+      'a 400 naming its path.',
+    access: 'bearer',
+    request: ROUTES_REQUEST,
+    result: RESULTS.routes,
+    errors: [],
+    example: { request: routesExample, result: routesExample },
+  },
+  {
+    operationId: 'deleteRoutes',
+    method: 'delete',
+    path: routes,
+    tag: 'routes',
+    summary: "Remove a channel's routes: later sends store messages in it as they are",
+    access: 'bearer',
+    result: RESULTS.routesDeleted,
+    errors: [],
+    example: { result: { deleted: true } },
+  },
+  {
+    operationId: 'testRoutes',
+    method: 'post',
+    path: `${routes}/test`,
+    tag: 'routes',
+    summary: "Which of a channel's routes a message matches (nothing is stored)",
+    description:
+      'The message as the API shows it: body, content_type, metadata (a webhook message has its ' +
+      'headers and query in metadata.webhook).',
+    access: 'bearer',
+    request: ROUTE_TEST_REQUEST,
+    result: RESULTS.routeTest,
+    errors: [],
+    example: {
+      request: { message: { body: { type: 'invoice.paid', amount: 1200 } } },
+      result: { matched: [0, 2], channels: ['billing', 'analytics'] },
     },
   },
   // --- push destinations (docs/api/destinations.md) ---

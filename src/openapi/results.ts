@@ -178,6 +178,14 @@ const webhookCommon = {
   created_at: { ...integer, description: 'ms since the epoch' },
 };
 
+/** The copies a send to a channel with routes stored, in order (docs/api/routes.md). */
+const routed = {
+  type: 'array',
+  items: strict({ channel: { type: 'string' }, id: { type: 'string' } }),
+  description:
+    'with routes: the copies stored, in order (the kept copy first); absent without routes',
+};
+
 /** A push destination as shown (docs/api/destinations.md): never its secret but on creation. */
 const destinationCommon = {
   id: { type: 'string', pattern: '^dst_[0-9a-f]{16}$' },
@@ -243,8 +251,60 @@ export const RESULTS = {
     },
     next_cursor: { type: ['string', 'null'] },
   }),
-  send: strict({ id: { type: 'string' } }),
-  sendBatch: strict({ ids: { type: 'array', items: { type: 'string' } } }),
+  send: strict(
+    {
+      id: {
+        type: ['string', 'null'],
+        description: "the message's id; with routes, its first copy's (null: no copy stored)",
+      },
+      routed,
+    },
+    ['id'],
+  ),
+  sendBatch: strict(
+    {
+      ids: { type: 'array', items: { type: ['string', 'null'] } },
+      routed: { type: 'array', items: routed, description: 'with routes: per message, its copies' },
+    },
+    ['ids'],
+  ),
+  routes: strict({
+    routes: {
+      type: 'array',
+      maxItems: 50,
+      items: strict(
+        {
+          to: { type: 'string', description: 'the target channel' },
+          filter: {
+            type: 'object',
+            additionalProperties: true,
+            description: 'a filter (docs/api/filters.md); none: every message',
+          },
+        },
+        ['to'],
+      ),
+    },
+    keep: { type: 'boolean' },
+    unmatched: {
+      type: 'string',
+      description: '"drop", or the channel that gets unmatched messages',
+    },
+  }),
+  routesDeleted: strict({
+    deleted: { type: 'boolean', description: 'false: the channel had no routes' },
+  }),
+  routeTest: strict({
+    matched: {
+      type: 'array',
+      items: integer,
+      description: 'the indexes of the routes whose filter the message matches',
+    },
+    channels: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'the channels that would get a copy, in order',
+    },
+  }),
   pull: strict({
     message_backlog_count: count('messages left available after this pull'),
     messages: { type: 'array', items: pulledMessage },

@@ -102,9 +102,13 @@ export function createChannels(deps: RelayDeps) {
       return store.channels.purge(auth.accountId, channel);
     },
 
+    /** Deletes the channel: its messages, settings and routes (docs/api/routes.md). */
     async remove(auth: AuthContext, channel: string): Promise<number> {
       checkChannelScope(auth, channel);
-      return store.channels.remove(auth.accountId, channel);
+      const removed = await store.channels.remove(auth.accountId, channel);
+      // (routes into it stay: a later copy creates it again, as a send would)
+      await store.routes.remove(auth.accountId, channel);
+      return removed;
     },
 
     /** Changes (or, with no change, reads) the channel's tags, all or nothing: the tags after. */

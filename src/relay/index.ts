@@ -21,6 +21,7 @@ import { createChannels } from './channels';
 import { createDestinations } from './destinations';
 import type { RelayDeps } from './deps';
 import { pull, type PullRequest } from './pull';
+import { createRoutes, type SendResult } from './routes';
 import { createTokens } from './tokens';
 import { createWebhooks } from './webhooks';
 
@@ -28,6 +29,13 @@ export type { AuthContext } from './authorize';
 export { checkChannelScope, checkOwner } from './authorize';
 export type { RelayDeps } from './deps';
 export type { PullRequest } from './pull';
+export {
+  parseRoutes,
+  chooseChannels,
+  MAX_ROUTES,
+  type RoutesBody,
+  type SendResult,
+} from './routes';
 export { newMessage, type MessageOptions } from './message';
 export { channelView, effectiveConfig, type ChannelView } from './channelView';
 export { channelNotFound, settingsChange, type ChannelListEntry } from './channels';
@@ -68,6 +76,7 @@ export type { AccountEvent, AccountListener } from '../store/events';
 
 export function createRelay(deps: RelayDeps) {
   const { store } = deps;
+  const routes = createRoutes(deps);
   return {
     config: deps.config,
     log: deps.log,
@@ -78,13 +87,18 @@ export function createRelay(deps: RelayDeps) {
     authorize: (caller: Caller, channel: string | null = null): Promise<AuthContext> =>
       authorize(deps, caller, channel),
 
-    /** Stores messages in order, one script call that also checks and counts the caller. */
+    /**
+     * Stores messages in order, one script call that also checks and counts the caller; a
+     * channel with routes stores each message's copies instead (relay/routes.ts).
+     */
     send: (
       caller: Caller,
       channel: string,
       messages: NewMessage[],
       options?: SendOptions,
-    ): Promise<string[]> => store.queue.send(caller, channel, messages, options),
+    ): Promise<SendResult> => routes.send(caller, channel, messages, options),
+
+    routes,
 
     /** Leases available messages, waiting for some up to r.waitMs. */
     pull: (r: PullRequest): Promise<PullResult> => pull(deps, r),
@@ -114,7 +128,7 @@ export function createRelay(deps: RelayDeps) {
     channels: createChannels(deps),
     tokens: createTokens(deps),
     accounts: createAccounts(deps),
-    webhooks: createWebhooks(deps),
+    webhooks: createWebhooks(deps, routes),
     destinations: createDestinations(deps),
 
     /** Listens to an account's events (new messages, revocations) on this pod. */

@@ -12,6 +12,7 @@ import type { NewMessage, WebhookEntry, WebhookRecord } from '../store/types';
 import type { PlanLimits } from '../types';
 import { checkChannelScope, type AuthContext } from './authorize';
 import type { RelayDeps } from './deps';
+import type { Routes, SendResult } from './routes';
 import type { ReplaySigner } from './replaySignatures';
 
 /** A webhook a delivery may go to, with its account's plan limits. */
@@ -29,7 +30,7 @@ const CACHE_MS = 10_000;
 export const unknownWebhook = () =>
   new RelayError('webhook_not_found', 'unknown webhook URL (it may have been deleted)');
 
-export function createWebhooks(deps: RelayDeps) {
+export function createWebhooks(deps: RelayDeps, routes: Routes) {
   const { store } = deps;
   const found = new Map<string, { value: FoundWebhook; at: number }>();
   /** webhooks whose refusal window is full, until when (this pod answers 429 without Redis) */
@@ -145,16 +146,12 @@ export function createWebhooks(deps: RelayDeps) {
      * Stores a delivery in the webhook's channel: one call that checks the webhook still
      * exists, counts the request against the account's rate and counts the delivery.
      */
-    async deliver(to: FoundWebhook, message: NewMessage): Promise<string> {
+    async deliver(to: FoundWebhook, message: NewMessage): Promise<SendResult> {
       const { account, webhook } = to;
       try {
-        const [id] = await store.queue.send(
-          webhookCaller(account, webhook.id),
-          webhook.channel,
-          [message],
-          { webhookId: webhook.id },
-        );
-        return id;
+        return await routes.send(webhookCaller(account, webhook.id), webhook.channel, [message], {
+          webhookId: webhook.id,
+        });
       } catch (err) {
         if (!(err instanceof RelayError) || err.code !== 'webhook_not_found') throw err;
         found.delete(`${account}\u0000${webhook.id}`);

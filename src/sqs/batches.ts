@@ -86,9 +86,9 @@ export async function sendMessageBatch(call: SqsCall) {
   // the valid entries are stored together, all or nothing (a plan limit fails the request)
   if (ready.length === 0) await requireQueue(call, channel);
   const sequenceNumbers: string[] = [];
-  const ids =
+  const { ids } =
     ready.length === 0
-      ? []
+      ? { ids: [] }
       : await onQueue(channel, () =>
           call.relay.send(
             call.caller(),
@@ -103,7 +103,8 @@ export async function sendMessageBatch(call: SqsCall) {
         );
   const Successful = ready.map(({ id, prepared }, i) => ({
     Id: id,
-    MessageId: ids[i],
+    // a queue with routes that stored no copy: the id the message would have had
+    MessageId: ids[i] ?? prepared.message.id,
     ...(sequenceNumbers[i] ? { SequenceNumber: sequenceNumbers[i] } : {}),
     MD5OfMessageBody: prepared.md5Body,
     ...(prepared.md5Attributes ? { MD5OfMessageAttributes: prepared.md5Attributes } : {}),

@@ -203,7 +203,7 @@ export async function sendMessage(call: SqsCall) {
   const fifo = await sendTarget(call, channel);
   const prepared = await parametersOn(call, channel, () => prepareSend(call.input, '', fifo));
   const sequenceNumbers: string[] = [];
-  const [id] = await onQueue(channel, () =>
+  const { ids } = await onQueue(channel, () =>
     call.relay.send(call.caller(), channel, [prepared.message], {
       mustExist: true,
       sizeCap: sqsSizeCap([prepared.sqsSize]),
@@ -211,7 +211,8 @@ export async function sendMessage(call: SqsCall) {
     }),
   );
   return {
-    MessageId: id,
+    // a queue with routes that stored no copy: the id the message would have had
+    MessageId: ids[0] ?? prepared.message.id,
     ...(sequenceNumbers[0] ? { SequenceNumber: sequenceNumbers[0] } : {}),
     MD5OfMessageBody: prepared.md5Body,
     ...(prepared.md5Attributes ? { MD5OfMessageAttributes: prepared.md5Attributes } : {}),

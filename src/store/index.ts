@@ -6,6 +6,7 @@ import { createDestinationStore } from './destinations';
 import { StoreContext, type StoreOptions } from './context';
 import { createLimitStore } from './limits';
 import { createQueueStore } from './queue';
+import { createRouteStore } from './routes';
 import type { RedisClient } from './redis';
 import { defineScripts } from './scripts';
 import { DEFAULT_PLAN_TABLE } from './scripts/plans';
@@ -25,6 +26,7 @@ export function createStore(
   );
   const store: Store = {
     queue: createQueueStore(context),
+    routes: createRouteStore(context),
     channels: createChannelStore(context),
     accounts: createAccountStore(context),
     limits: createLimitStore(context),

@@ -92,6 +92,14 @@ export function webhooksKey(accountId: string): string {
 }
 
 /**
+ * An account's routes (hash, lua/routes_set.lua): `<channel>` -> routes json, `v:<channel>`
+ * -> version, `o:<channel>` -> its targets, `i:<target>` -> the channels routing into it.
+ */
+export function routesKey(accountId: string): string {
+  return `${PREFIX}:{${accountId}}:routes`;
+}
+
+/**
  * A channel's push destination (src/destinations): the destination hash (id, config json,
  * state, secrets, failure counters, `hol` the head of the line, `a:<uuid>` attempts per
  * message), its attempts log (list, newest first), its rate window (zset of request starts)

@@ -62,6 +62,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
           channel,
           must_exist: options.mustExist ? '1' : '0',
           webhook_id: options.webhookId ?? '',
+          route_version: options.routeVersion ?? '0',
           n: messages.length,
         },
         tail,

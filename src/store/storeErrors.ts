@@ -38,6 +38,8 @@ export const SCRIPT_ERROR_CODES = [
   'GROUP_REQUIRED',
   'MESSAGE_TOO_LARGE',
   'RATE_LIMITED',
+  'ROUTE_CHAIN',
+  'ROUTES_CHANGED',
   'SESSION_ENDED',
   'SESSION_EXPIRED',
   'SIZE_LIMIT',
@@ -56,10 +58,11 @@ export type ScriptErrorCode = (typeof SCRIPT_ERROR_CODES)[number];
 /**
  * What a script's error code means to the client: one entry, one message per code, from
  * the detail words the script answers with (each script's Errors section) and what the
- * call was about. STALE_CONFIG is not here: the store retries with the right keys.
+ * call was about. STALE_CONFIG and ROUTES_CHANGED are not here: the store retries (with the
+ * right keys; with the routes as they are now).
  */
 export const SCRIPT_ERRORS: Record<
-  Exclude<ScriptErrorCode, 'STALE_CONFIG'>,
+  Exclude<ScriptErrorCode, 'STALE_CONFIG' | 'ROUTES_CHANGED'>,
   (detail: string[], about: { account?: string; channel?: string; id?: string }) => RelayError
 > = {
   ACCOUNT_EXISTS: (_, { account }) =>
@@ -148,6 +151,13 @@ export const SCRIPT_ERRORS: Record<
       'webhook_limit',
       `webhook limit reached: an account may have at most ${max} webhooks`,
     ),
+  ROUTE_CHAIN: ([kind, target, source], { channel }) =>
+    new RelayError(
+      'invalid_field',
+      kind === 'target'
+        ? `routes do not chain: channel ${target} is a target of the routes of channel ${source}, so it may not have routes of its own`
+        : `routes do not chain: channel ${target} has routes of its own, so channel ${channel} may not route into it`,
+    ),
   WEBHOOK_NOT_FOUND: (_, { channel, id }) =>
     new RelayError('webhook_not_found', `webhook ${id} does not exist on channel ${channel}`),
 };
@@ -158,8 +168,9 @@ export function scriptError(
   about: { account?: string; channel?: string; id?: string } = {},
 ): unknown {
   const failure = scriptFailure(err);
-  if (!failure || failure.code === 'STALE_CONFIG') return err;
-  const toError = SCRIPT_ERRORS[failure.code as Exclude<ScriptErrorCode, 'STALE_CONFIG'>];
+  if (!failure || failure.code === 'STALE_CONFIG' || failure.code === 'ROUTES_CHANGED') return err;
+  const toError =
+    SCRIPT_ERRORS[failure.code as Exclude<ScriptErrorCode, 'STALE_CONFIG' | 'ROUTES_CHANGED'>];
   return toError(failure.detail === '' ? [] : failure.detail.split(' '), about);
 }
 

@@ -28,9 +28,12 @@ export interface SendOptions {
   sizeCap?: SizeCap;
   /**
    * filled by the send, when given: each message's FIFO sequence number ('' on a channel that
-   * is not FIFO), in the messages' order (a duplicate's is its original's)
+   * is not FIFO), in the messages' order (a duplicate's is its original's; a routed message's
+   * is its first copy's)
    */
   sequenceNumbers?: string[];
+  /** the version of the channel's routes the pod knows ('0': none; else ROUTES_CHANGED) */
+  routeVersion?: string;
 }
 
 export interface PullOptions {
@@ -307,6 +310,39 @@ export interface WebhookStore {
   ): Promise<{ noted: boolean; gone: boolean; waitMs: number }>;
 }
 
+/** A copy of a message stored by its routes: the channel and the copy's id. */
+export interface RoutedCopy {
+  channel: string;
+  id: string;
+}
+
+/** A message and the copies the pod chose for it: target (index into the targets), id each. */
+export interface RoutedMessage extends NewMessage {
+  copies: { target: number; id: string }[];
+}
+
+/** A channel's routes (lua/routes_set.lua) and the sends they choose the channels of. */
+export interface RouteStore {
+  /** the routes' json as stored and their version; json null and version '0': none */
+  get(account: string, channel: string): Promise<{ json: string | null; version: string }>;
+  /** replaces the routes (targets: every route's to and the unmatched channel); the new version */
+  set(account: string, channel: string, json: string, targets: string[]): Promise<string>;
+  /** false when the channel had no routes */
+  remove(account: string, channel: string): Promise<boolean>;
+  /**
+   * Stores each message's copies in one call, if the channel's routes are still of version
+   * (else the ReplyError ROUTES_CHANGED <version>): per message, its copies in order.
+   */
+  send(
+    caller: Caller,
+    channel: string,
+    version: string,
+    targets: string[],
+    messages: RoutedMessage[],
+    options?: SendOptions,
+  ): Promise<RoutedCopy[][]>;
+}
+
 /** Leased places behind the account limits, shared by every pod (src/store/limits.ts). */
 export interface LimitStore {
   acquireHolder(
@@ -327,6 +363,7 @@ export interface LimitStore {
 
 export interface Store {
   queue: QueueStore;
+  routes: RouteStore;
   channels: ChannelStore;
   accounts: AccountStore;
   /** counters behind the account limits (rates, concurrent holders) */

@@ -81,7 +81,8 @@ export function webhookReceiver(relay: Relay): Router {
       groupId: deliveryGroup(webhook.group_by, headers, body),
     });
     // one call: the webhook still exists, the account's rate counted, the delivery counted
-    return { id: await relay.webhooks.deliver(found, message) };
+    const { ids, routed } = await relay.webhooks.deliver(found, message);
+    return routed ? { id: ids[0], routed: routed[0] } : { id: ids[0] };
   };
 
   resource(router, '/hooks/:key', { post: receive, put: receive });

@@ -12,6 +12,9 @@ import type {
   ChannelDetails,
   ChannelList,
   DeleteChannelResult,
+  Routes,
+  RouteTestMessage,
+  RouteTestResult,
   ExtendResult,
   MessageInput,
   PullOptions,
@@ -194,6 +197,38 @@ export class RelayClient implements RelayApi {
   /** Deletes a channel: its messages and its settings. */
   deleteChannel(channel: string): Promise<DeleteChannelResult> {
     return this.call('DELETE', channelPath(channel), undefined, { idempotent: true });
+  }
+
+  /**
+   * A channel's routes (docs/api/routes.md). Routes and filters are data: sent and answered
+   * as they are, never renamed.
+   */
+  routes(channel: string): Promise<Routes> {
+    return this.http.call('GET', `${channelPath(channel)}/routes`, undefined, { idempotent: true });
+  }
+
+  /** Replaces a channel's routes (every later send to it fans out by them). */
+  setRoutes(channel: string, routes: Routes): Promise<Routes> {
+    return this.http.call('PUT', `${channelPath(channel)}/routes`, routes, { idempotent: true });
+  }
+
+  /** Removes a channel's routes; `deleted` false when it had none. */
+  deleteRoutes(channel: string): Promise<{ deleted: boolean }> {
+    return this.http.call('DELETE', `${channelPath(channel)}/routes`, undefined, {
+      idempotent: true,
+    });
+  }
+
+  /** Which of a channel's routes a message (as the API shows it) matches; nothing is stored. */
+  testRoutes(channel: string, message: RouteTestMessage): Promise<RouteTestResult> {
+    return this.http.call(
+      'POST',
+      `${channelPath(channel)}/routes/test`,
+      { message },
+      {
+        idempotent: true,
+      },
+    );
   }
 
   /** Moves up to `max` dead letters of a channel back (or to `to`). Not repeated after no response. */

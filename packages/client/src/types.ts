@@ -157,6 +157,28 @@ export interface PurgeResult {
   purgedCount: number;
 }
 
+/** A channel's routes, as the relay takes and shows them (docs/api/routes.md). */
+export interface Routes {
+  routes: { to: string; filter?: Record<string, unknown> }[];
+  keep?: boolean;
+  /** "drop" (the default) or the channel that gets a message no route matched */
+  unmatched?: string;
+}
+
+/** A message as the API shows it (a pulled message's fields), for a routes test. */
+export interface RouteTestMessage {
+  body: unknown;
+  content_type?: 'json' | 'text' | 'bytes' | 'v8';
+  metadata?: Record<string, unknown>;
+}
+
+export interface RouteTestResult {
+  /** the indexes of the routes the message matches */
+  matched: number[];
+  /** the channels that would get a copy, in order */
+  channels: string[];
+}
+
 export interface DeleteChannelResult {
   deletedCount: number;
 }

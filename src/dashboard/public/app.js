@@ -313,8 +313,74 @@ function openChannel(c) {
   $('cfg-paused').checked = c.config.paused;
   $('webhook-created').hidden = true;
   loadWebhooks().catch((e) => say(e.message, true));
+  loadRoutes().catch((e) => say(e.message, true));
+  $('routes-test-result').textContent = '';
   $('send-body').focus();
 }
+
+const routesPath = () => `/v1/relay/channels/${encodeURIComponent(selected)}/routes`;
+
+async function loadRoutes() {
+  const routes = await api('GET', routesPath());
+  $('routes-json').value = JSON.stringify(routes, null, 2);
+}
+
+$('routes-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  let routes;
+  try {
+    routes = JSON.parse($('routes-json').value);
+  } catch (err) {
+    say(`Routes are not JSON: ${err.message}`, true);
+    return;
+  }
+  try {
+    const stored = await api('PUT', routesPath(), routes);
+    $('routes-json').value = JSON.stringify(stored, null, 2);
+    say('Routes saved: every later message is routed by them.');
+  } catch (err) {
+    say(err.message, true);
+  }
+});
+
+$('routes-remove').addEventListener('click', async () => {
+  if (!(await confirmAction(`Remove the routes of ${selected}? Later messages stay in it.`)))
+    return;
+  try {
+    await api('DELETE', routesPath());
+    say('Routes removed.');
+  } catch (err) {
+    say(err.message, true);
+  }
+  loadRoutes().catch((e) => say(e.message, true));
+});
+
+$('routes-test-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  let message;
+  try {
+    message = JSON.parse($('routes-test-message').value);
+  } catch (err) {
+    say(`The message is not JSON: ${err.message}`, true);
+    return;
+  }
+  const { body, content_type, metadata } = message ?? {};
+  try {
+    const [result, routes] = await Promise.all([
+      api('POST', `${routesPath()}/test`, { message: { body, content_type, metadata } }),
+      api('GET', routesPath()),
+    ]);
+    const lines = routes.routes.map(
+      (r, i) => `[${i}] -> ${r.to}: ${result.matched.includes(i) ? 'matches' : 'no match'}`,
+    );
+    lines.push(
+      `copies: ${result.channels.length === 0 ? 'none (dropped)' : result.channels.join(', ')}`,
+    );
+    $('routes-test-result').textContent = lines.join('\n');
+  } catch (err) {
+    say(err.message, true);
+  }
+});
 
 const hooksPath = () => `/v1/relay/channels/${encodeURIComponent(selected)}/webhooks`;
 

@@ -30,7 +30,9 @@ import { holderAcquireScript, holderRefreshScript, holderReleaseScript } from '.
 import { pullScript } from './pull';
 import { deadLetterSourcesScript, redriveScript } from './redrive';
 import { releaseScript } from './release';
+import { routesSetScript } from './routesSet';
 import { sendScript } from './send';
+import { sendRoutedScript } from './sendRouted';
 import { dueChannelsScript, sweepChannelScript } from './sweep';
 import { tokenCreateScript, tokenRevokeScript } from './tokens';
 import { webhookRefusedScript } from './webhook_refused';
@@ -38,6 +40,8 @@ import { webhookCreateScript, webhookDeleteScript, webhookLookupScript } from '.
 
 export const ALL_SCRIPTS: readonly AnyScriptSpec[] = [
   sendScript,
+  sendRoutedScript,
+  routesSetScript,
   pullScript,
   ackScript,
   extendScript,

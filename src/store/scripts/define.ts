@@ -13,6 +13,7 @@ import {
   duePartitionKeys,
   holdersKey,
   rateLimitKey,
+  routesKey,
   systemKeys,
   tagsKey,
   webhookRefusalsKey,
@@ -39,6 +40,7 @@ export const KEY_GROUPS = {
   webhooks: ['webhooks'],
   refusals: ['refusals'],
   tags: ['tags'],
+  routes: ['routes'],
   holders: ['holders'],
   /** a partition of the due index (keys.ts duePartitionKeys) */
   due: ['due'],
@@ -165,6 +167,8 @@ function groupKeys<A extends object>(
     }
     case 'refusals':
       return [webhookRefusalsKey(need(spec, on.account, group), need(spec, on.webhookId, group))];
+    case 'routes':
+      return [routesKey(need(spec, on.account, group))];
     case 'tags':
       return [tagsKey(need(spec, on.account, group), need(spec, on.channel, group))];
     case 'destination':

@@ -13,6 +13,8 @@ import { DEFAULT_PLAN_TABLE, planPrelude, type PlanTable } from './plans';
 /** Every script in lua/ by name (test/unit/luaHeaders.test.ts checks the folder against it). */
 export const SCRIPT_NAMES = [
   'send',
+  'send_routed',
+  'routes_set',
   'pull',
   'ack',
   'extend',

@@ -7,14 +7,16 @@ export interface SendArgs extends CallerArgs {
   must_exist: '0' | '1';
   /** the webhook a delivery came through ('' for none; its key group is then passed) */
   webhook_id: string;
+  /** '0': the pod believes the channel has no routes (else ROUTES_CHANGED) */
+  route_version: string;
   /** the number of messages; 9 values each follow, then fanout_window_ms */
   n: number;
 }
 
 export const sendScript = defineScript<SendArgs>({
   name: 'send',
-  keys: ['account', 'channel', 'caller', 'webhooks'],
-  argv: ['token_id', 'proof', 'rate', 'channel', 'must_exist', 'webhook_id', 'n'],
+  keys: ['account', 'channel', 'caller', 'routes', 'webhooks'],
+  argv: ['token_id', 'proof', 'rate', 'channel', 'must_exist', 'webhook_id', 'route_version', 'n'],
 });
 
 /**

@@ -9,10 +9,12 @@ import { registerChannelCommands } from './channels.js';
 import { registerDestinationCommands } from './destinations.js';
 import { registerForwardCommand } from './forward.js';
 import { registerMessageCommands } from './messages.js';
+import { registerRoutesCommands } from './routes.js';
 
 export const CLIENT_COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerMessageCommands,
   registerChannelCommands,
+  registerRoutesCommands,
   registerAccountCommands,
   registerForwardCommand,
   registerDestinationCommands,
