@@ -6,10 +6,13 @@
  * each entrance's rate is the median of its rounds, and the ratios are taken within the
  * run (the machine is shared and noisy: absolute rates mean little, ratios do).
  * Targets: webhook ingest ≥ 0.9 of the single send, SQS ≥ 0.6 of it.
- * `npm run bench -- --only entrances` or, alone, `npm run bench:entrances [-- --quick]`.
+ * `npm run bench -- --only entrances` or, alone, `npm run bench:entrances [-- --quick]
+ * [--profile DIR]` (relayq's CPU profile, for bench/profileTop.ts).
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { JsonClient } from './http';
 import { ADMIN_TOKEN, startRedis, startRelay, stopAll } from './procs';
@@ -26,6 +29,12 @@ export interface EntrancesResult {
   /** webhook ingest / single send, SQS SendMessage / single send */
   webhook_ratio: number;
   sqs_ratio: number;
+  /**
+   * CPU milliseconds per request (medians of the rounds), of the relayq process and of this
+   * load-generating process: which side a ratio is spent on (the AWS SDK signs each
+   * request and parses each answer, relayq checks the signature)
+   */
+  cpu_ms_per_request: Record<'send' | 'webhook' | 'sqs', { relayq: number; client: number }>;
 }
 
 const CONCURRENCY = 32;
@@ -78,9 +87,24 @@ function poster(port: number) {
   return { post, close: () => agent.destroy() };
 }
 
-/** Requests per second of `one` on CONCURRENCY loops for `ms`; every answer must be ok. */
-async function rate(ms: number, one: () => Promise<void>): Promise<number> {
+/** CPU ms a process has used so far (user + system, from /proc; Linux only). */
+function processCpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 a second)
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+interface Round {
+  perSecond: number;
+  relayqCpuMs: number;
+  clientCpuMs: number;
+}
+
+/** `one` on CONCURRENCY loops for `ms` (every answer must be ok): its rate and CPU per request. */
+async function rate(ms: number, one: () => Promise<void>, relayqPid: number): Promise<Round> {
   let done = 0;
+  const relayqBefore = processCpuMs(relayqPid);
+  const clientBefore = process.cpuUsage();
   const started = Date.now();
   await pool(
     CONCURRENCY,
@@ -91,15 +115,26 @@ async function rate(ms: number, one: () => Promise<void>): Promise<number> {
     },
     started + ms,
   );
-  return done / ((Date.now() - started) / 1000);
+  const perSecond = done / ((Date.now() - started) / 1000);
+  const client = process.cpuUsage(clientBefore);
+  return {
+    perSecond,
+    relayqCpuMs: (processCpuMs(relayqPid) - relayqBefore) / done,
+    clientCpuMs: (client.user + client.system) / 1000 / done,
+  };
 }
 
-export async function runEntrances(quick: boolean): Promise<EntrancesResult> {
+export async function runEntrances(
+  quick: boolean,
+  /** where relayq writes a CPU profile (bench/profileTop.ts reads it) */
+  profileDir?: string,
+): Promise<EntrancesResult> {
   const rounds = 3;
   const phaseMs = quick ? 2000 : 5000;
   const redis = await startRedis('everysec');
   const relay = await startRelay(redis.port, {
     env: { RELAY_SQS_SECRET_KEY: SQS_KEY, LOG_LEVEL: 'warn' },
+    cpuProfDir: profileDir,
   });
   const admin = new JsonClient(relay.port, `Bearer ${ADMIN_TOKEN}`, 2);
   const raw = poster(relay.port);
@@ -166,20 +201,26 @@ export async function runEntrances(quick: boolean): Promise<EntrancesResult> {
         await sqs!.send(new SendMessageCommand({ QueueUrl, MessageBody: payload }));
       },
     };
-    const rates: Record<keyof typeof phases, number[]> = { send: [], webhook: [], sqs: [] };
+    const pid = relay.child.pid!;
+    const measured: Record<keyof typeof phases, Round[]> = { send: [], webhook: [], sqs: [] };
     // warm-up: the scripts' first EVAL, the webhook's lookup, the SDK's first connections
-    for (const one of Object.values(phases)) await rate(300, one);
+    for (const one of Object.values(phases)) await rate(300, one, pid);
     for (let r = 0; r < rounds; r++) {
       for (const [name, one] of Object.entries(phases) as [
         keyof typeof phases,
         () => Promise<void>,
       ][]) {
-        rates[name].push(await rate(phaseMs, one));
+        measured[name].push(await rate(phaseMs, one, pid));
       }
     }
-    const send = median(rates.send);
-    const webhook = median(rates.webhook);
-    const viaSqs = median(rates.sqs);
+    const perSecond = (name: keyof typeof phases) => median(measured[name].map((x) => x.perSecond));
+    const cpu = (name: keyof typeof phases) => ({
+      relayq: round(median(measured[name].map((x) => x.relayqCpuMs)), 3),
+      client: round(median(measured[name].map((x) => x.clientCpuMs)), 3),
+    });
+    const send = perSecond('send');
+    const webhook = perSecond('webhook');
+    const viaSqs = perSecond('sqs');
     return {
       payload_bytes: Buffer.byteLength(payload),
       concurrency: CONCURRENCY,
@@ -189,6 +230,7 @@ export async function runEntrances(quick: boolean): Promise<EntrancesResult> {
       sqs_per_s: round(viaSqs, 0),
       webhook_ratio: round(webhook / send, 2),
       sqs_ratio: round(viaSqs / send, 2),
+      cpu_ms_per_request: { send: cpu('send'), webhook: cpu('webhook'), sqs: cpu('sqs') },
     };
   } finally {
     sqs?.destroy();
@@ -200,7 +242,11 @@ export async function runEntrances(quick: boolean): Promise<EntrancesResult> {
 }
 
 if (require.main === module) {
-  runEntrances(process.argv.includes('--quick'))
+  const profile = process.argv.indexOf('--profile');
+  runEntrances(
+    process.argv.includes('--quick'),
+    profile > 0 ? path.resolve(process.argv[profile + 1]) : undefined,
+  )
     .then((r) => console.log(JSON.stringify(r, null, 2)))
     .catch((err: unknown) => {
       console.error(err);
