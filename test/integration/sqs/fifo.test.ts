@@ -175,6 +175,45 @@ test('a batch entry without MessageGroupId fails alone; results carry increasing
   });
 });
 
+test("in a FIFO batch, an entry's own DelaySeconds or missing dedup id fails it alone; the queue's delay applies", async () => {
+  const { sqsA } = await sqsAccount(pods, 'fifobatcherrors');
+  const url = await fifoQueue(sqsA, 'q.fifo', { DelaySeconds: '1' });
+  const res = await sqsA.send(
+    new SendMessageBatchCommand({
+      QueueUrl: url,
+      Entries: [
+        { Id: 'ok', MessageBody: 'one', MessageGroupId: 'g', MessageDeduplicationId: '1' },
+        {
+          Id: 'delayed',
+          MessageBody: 'two',
+          MessageGroupId: 'g',
+          MessageDeduplicationId: '2',
+          DelaySeconds: 5,
+        },
+        { Id: 'nodedup', MessageBody: 'three', MessageGroupId: 'g' },
+        { Id: 'nogroup', MessageBody: 'four', MessageDeduplicationId: '4' },
+      ],
+    }),
+  );
+  expect(res.Successful!.map((s) => s.Id)).toEqual(['ok']);
+  expect(res.Failed!.map((f) => [f.Id, f.Code, f.SenderFault])).toEqual([
+    ['delayed', 'InvalidParameterValue', true],
+    ['nodedup', 'InvalidParameterValue', true],
+    ['nogroup', 'MissingParameter', true],
+  ]);
+  expect(res.Failed![0].Message).toContain('DelaySeconds');
+  expect(res.Failed![1].Message).toContain('MessageDeduplicationId');
+  expect(res.Failed![2].Message).toContain('MessageGroupId');
+  // the queue's DelaySeconds (1 s) holds the one stored message back
+  expect(await sqsA.send(new ReceiveMessageCommand({ QueueUrl: url }))).not.toHaveProperty(
+    'Messages',
+  );
+  const later = await sqsA.send(
+    new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 5 }),
+  );
+  expect(later.Messages!.map((m) => m.Body)).toEqual(['one']);
+});
+
 test('a dedup id still deduplicates after its message was received and deleted', async () => {
   const { sqsA, id: account } = await sqsAccount(pods, 'fifodedup');
   const url = await fifoQueue(sqsA, 'q.fifo');
