@@ -38,6 +38,7 @@ import {
 } from './systems';
 import { runEntrances } from './entrances';
 import { runFilters } from './filters';
+import { groupsSettings, runGroups } from './groups';
 import { runScale } from './scale';
 import {
   fill,
@@ -363,6 +364,11 @@ async function oneRun(
     log(`run ${run} entrances: relay send, webhook URL, SQS SendMessage (own relayq and Redis)`);
     result.entrances = await runEntrances(s.quick);
     log('   ', JSON.stringify(result.entrances));
+  }
+  if (want('groups')) {
+    log(`run ${run} message groups and SQS FIFO (own relayq pods and Redis)`);
+    result.groups = await runGroups(groupsSettings(process.argv.slice(2)));
+    log('   ', JSON.stringify(result.groups));
   }
   if (want('filters')) {
     log(`run ${run} filters (in process)`);
