@@ -20,9 +20,11 @@ interface Pulled {
 
 /**
  * Each group's messages are sent with bodies 0, 1, 2, ... A pull's messages of one group must
- * start at the group's lowest unacked message and go on consecutively. An ack whose request
- * failed (its pod killed) or that acked fewer than asked is uncertain: its messages may come
- * back (a redelivery, not a violation) or not (the ack was applied).
+ * start at the group's lowest unacked message and go on consecutively. An ack is uncertain
+ * until its answer confirms it: while in flight, when its request failed (its pod killed) or
+ * when it acked fewer than asked (a lease that ran out), its messages may come back (a
+ * redelivery, not a violation) or not (the ack was applied). A message received again after
+ * its ack was confirmed, or skipped while never acked, is a violation.
  */
 export class OrderChecker {
   private readonly next = new Map<string, number>();
@@ -53,17 +55,19 @@ export class OrderChecker {
     this.next.set(group, start);
   }
 
-  /** The first `count` of the messages just checked are being acked (the rest retried). */
-  acking(group: string, count: number, retried: number): void {
-    this.next.set(group, (this.next.get(group) ?? 0) + count);
+  /** These messages of the group, just checked, are being acked (`retried` others retried). */
+  acking(group: string, indices: number[], retried: number): void {
+    this.next.set(group, (this.next.get(group) ?? 0) + indices.length);
     this.retried += retried;
-  }
-
-  /** The ack of these messages may not have been applied. */
-  doubt(group: string, indices: number[]): void {
     const set = this.uncertain.get(group) ?? new Set<number>();
     for (const i of indices) set.add(i);
     this.uncertain.set(group, set);
+  }
+
+  /** The ack of these messages was applied. */
+  confirmed(group: string, indices: number[]): void {
+    const set = this.uncertain.get(group);
+    for (const i of indices) set?.delete(i);
   }
 
   /** Messages of `perGroup` per group never acked (0 when every group reached its end). */
@@ -130,8 +134,9 @@ export async function consume(opts: {
             group,
             ms.map((m) => m.body),
           );
-          checker.acking(group, cut, ms.length - cut);
-          acked.push([group, ms.slice(0, cut).map((m) => m.body)]);
+          const indices = ms.slice(0, cut).map((m) => m.body);
+          checker.acking(group, indices, ms.length - cut);
+          acked.push([group, indices]);
         }
       }
       try {
@@ -139,11 +144,12 @@ export async function consume(opts: {
           `${base}/ack`,
           JSON.stringify({ lease_ids: ack, retries }),
         );
-        if (r.result.acked_count === ack.length) continue;
+        if (r.result.acked_count === ack.length) {
+          for (const [group, indices] of acked) checker?.confirmed(group, indices);
+        }
       } catch {
         errors++;
       }
-      for (const [group, indices] of acked) checker?.doubt(group, indices);
     }
   };
   await Promise.all(Array.from({ length: opts.consumers }, (_, i) => loop(pods[i % pods.length])));

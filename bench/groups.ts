@@ -28,7 +28,7 @@ import { consume, OrderChecker, type PodSlot } from './groupOrder';
 import { JsonClient } from './http';
 import { ADMIN_TOKEN, startRedis, startRelay, stopAll, waitReady, type Proc } from './procs';
 import { benchScripts, pullScriptCall, sendScriptCall } from './scriptCalls';
-import { pool, round } from './stats';
+import { median, pool, round } from './stats';
 import { parseRecord } from '../src/store/records';
 
 export interface GroupsSettings {
@@ -70,7 +70,15 @@ export interface GroupsResult {
     grouped_per_s: number;
     ratio: number;
   };
-  sqs_fifo: { messages: number; groups: number; send_per_s: number; receive_delete_per_s: number };
+  sqs_fifo: {
+    messages: number;
+    groups: number;
+    send_per_s: number;
+    receive_delete_per_s: number;
+    /** a standard queue (no groups) in the same run, for comparison */
+    standard_send_per_s: number;
+    standard_receive_delete_per_s: number;
+  };
 }
 
 export function groupsSettings(argv: string[]): GroupsSettings {
@@ -262,22 +270,85 @@ async function throughput(
   api: JsonClient,
   s: GroupsSettings,
 ): Promise<GroupsResult['throughput']> {
+  // in turns (3 rounds of a third each, the order swapped every round), so that both see the
+  // same moments of the shared machine; the ratio is the median of the rounds'
+  const rounds = 3;
+  const n = Math.ceil(s.throughput / rounds);
   const rate = async (channel: string, groups: number) => {
-    const total = await fill(api, channel, s.throughput, groups);
+    const total = await fill(api, channel, n, groups);
     const { seconds } = await drain(pods, api, channel, s, 0, null);
     return total / seconds;
   };
-  const ungrouped = await rate('plain', 0);
-  const grouped = await rate('grouped', s.groups);
+  const ungrouped: number[] = [];
+  const grouped: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    if (r % 2 === 0) ungrouped.push(await rate('plain', 0));
+    grouped.push(await rate('grouped', s.groups));
+    if (r % 2 === 1) ungrouped.push(await rate('plain', 0));
+  }
   return {
-    messages: s.throughput,
+    messages: n * rounds,
     groups: s.groups,
-    ungrouped_per_s: Math.round(ungrouped),
-    grouped_per_s: Math.round(grouped),
-    ratio: round(grouped / ungrouped, 2),
+    ungrouped_per_s: Math.round(median(ungrouped)),
+    grouped_per_s: Math.round(median(grouped)),
+    ratio: round(median(grouped.map((g, r) => g / ungrouped[r])), 2),
   };
 }
 
+/** Sends `count` messages in batches of 10 over the clients, then receives (10) and deletes them. */
+async function sqsRates(clients: SQSClient[], name: string, count: number, s: GroupsSettings) {
+  const fifo = name.endsWith('.fifo');
+  const { QueueUrl } = await clients[0].send(
+    new CreateQueueCommand({ QueueName: name, Attributes: fifo ? { FifoQueue: 'true' } : {} }),
+  );
+  const batches = Math.ceil(count / 10);
+  let next = 0;
+  let started = Date.now();
+  await pool(s.consumers, async (loop) => {
+    const b = next++;
+    if (b >= batches) return false;
+    await clients[loop % clients.length].send(
+      new SendMessageBatchCommand({
+        QueueUrl,
+        Entries: Array.from({ length: 10 }, (_, k) => ({
+          Id: String(k),
+          MessageBody: `${b}-${k}`,
+          ...(fifo
+            ? { MessageGroupId: `g${(b * 10 + k) % s.groups}`, MessageDeduplicationId: `${b}-${k}` }
+            : {}),
+        })),
+      }),
+    );
+    return true;
+  });
+  const send = (batches * 10) / ((Date.now() - started) / 1000);
+  let received = 0;
+  let idle = 0;
+  started = Date.now();
+  await pool(s.consumers, async (loop) => {
+    if (received >= batches * 10 || idle > 200) return false;
+    const sqs = clients[loop % clients.length];
+    const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
+    const messages = got.Messages ?? [];
+    if (messages.length === 0) {
+      idle++;
+      await sleep(5);
+      return true;
+    }
+    received += messages.length;
+    await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl,
+        Entries: messages.map((m, k) => ({ Id: String(k), ReceiptHandle: m.ReceiptHandle })),
+      }),
+    );
+    return true;
+  });
+  if (received < batches * 10) throw new Error(`${name}: received ${received} of ${batches * 10}`);
+  return { send, receiveDelete: received / ((Date.now() - started) / 1000) };
+}
+
+/** A FIFO queue's batch rates, and a standard queue's in the same run for comparison. */
 async function sqsFifo(
   procs: Proc[],
   keys: { accessKeyId: string; secretAccessKey: string },
@@ -293,56 +364,15 @@ async function sqsFifo(
       }),
   );
   try {
-    const { QueueUrl } = await clients[0].send(
-      new CreateQueueCommand({ QueueName: 'bench.fifo', Attributes: { FifoQueue: 'true' } }),
-    );
-    const batches = Math.ceil(s.fifo / 10);
-    let next = 0;
-    let started = Date.now();
-    await pool(s.consumers, async (loop) => {
-      const b = next++;
-      if (b >= batches) return false;
-      await clients[loop % clients.length].send(
-        new SendMessageBatchCommand({
-          QueueUrl,
-          Entries: Array.from({ length: 10 }, (_, k) => ({
-            Id: String(k),
-            MessageBody: `${b}-${k}`,
-            MessageGroupId: `g${(b * 10 + k) % s.groups}`,
-            MessageDeduplicationId: `${b}-${k}`,
-          })),
-        }),
-      );
-      return true;
-    });
-    const sendRate = (batches * 10) / ((Date.now() - started) / 1000);
-    let received = 0;
-    let idle = 0;
-    started = Date.now();
-    await pool(s.consumers, async (loop) => {
-      if (received >= batches * 10 || idle > 200) return false;
-      const sqs = clients[loop % clients.length];
-      const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
-      const messages = got.Messages ?? [];
-      if (messages.length === 0) {
-        idle++;
-        await sleep(5);
-        return true;
-      }
-      received += messages.length;
-      await sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl,
-          Entries: messages.map((m, k) => ({ Id: String(k), ReceiptHandle: m.ReceiptHandle })),
-        }),
-      );
-      return true;
-    });
+    const standard = await sqsRates(clients, 'bench-standard', s.fifo, s);
+    const fifo = await sqsRates(clients, 'bench.fifo', s.fifo, s);
     return {
-      messages: batches * 10,
+      messages: s.fifo,
       groups: s.groups,
-      send_per_s: Math.round(sendRate),
-      receive_delete_per_s: Math.round(received / ((Date.now() - started) / 1000)),
+      send_per_s: Math.round(fifo.send),
+      receive_delete_per_s: Math.round(fifo.receiveDelete),
+      standard_send_per_s: Math.round(standard.send),
+      standard_receive_delete_per_s: Math.round(standard.receiveDelete),
     };
   } finally {
     for (const c of clients) c.destroy();

@@ -138,7 +138,7 @@ function groupTargets(runs: RunResult[]): Target[] {
       'SQS FIFO',
       'batches of 10 through @aws-sdk/client-sqs ≥ 3,000 msgs/s (send, and receive + delete)',
       fifo,
-      `send ${fmt(g((x) => x.sqs_fifo.send_per_s))}, receive + delete ${fmt(g((x) => x.sqs_fifo.receive_delete_per_s))} msgs/s`,
+      `send ${fmt(g((x) => x.sqs_fifo.send_per_s))}, receive + delete ${fmt(g((x) => x.sqs_fifo.receive_delete_per_s))} msgs/s (a standard queue in the same run: ${fmt(g((x) => x.sqs_fifo.standard_send_per_s))}, ${fmt(g((x) => x.sqs_fifo.standard_receive_delete_per_s))})`,
       (v) => v >= 3000,
     ),
   ];
