@@ -14,6 +14,7 @@ export interface PodSlot {
 
 interface Pulled {
   body: number;
+  attempts: number;
   group_id?: string;
   lease_id: string;
 }
@@ -34,6 +35,8 @@ export class OrderChecker {
   duplicates = 0;
   skipped = 0;
   delivered = 0;
+  /** deliveries of a message delivered before (attempts > 1), whoever received it then */
+  redelivered = 0;
   retried = 0;
 
   /** Checks one pull's messages of `group` (in the order received). */
@@ -134,6 +137,7 @@ export async function consume(opts: {
             group,
             ms.map((m) => m.body),
           );
+          checker.redelivered += ms.filter((m) => m.attempts > 1).length;
           const indices = ms.slice(0, cut).map((m) => m.body);
           checker.acking(group, indices, ms.length - cut);
           acked.push([group, indices]);

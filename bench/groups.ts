@@ -78,6 +78,8 @@ export interface GroupsResult {
     /** a standard queue (no groups) in the same run, for comparison */
     standard_send_per_s: number;
     standard_receive_delete_per_s: number;
+    /** FIFO receives that found every group locked or empty */
+    empty_receives: number;
   };
 }
 
@@ -257,7 +259,7 @@ async function order(
     order_violations: checker.violations,
     duplicates: checker.duplicates,
     lost: checker.lost(groups, total / s.groups),
-    redeliveries: checker.delivered - total,
+    redeliveries: checker.redelivered,
     retried: checker.retried,
     request_errors: errors,
     seconds: round(seconds, 1),
@@ -345,7 +347,7 @@ async function sqsRates(clients: SQSClient[], name: string, count: number, s: Gr
     return true;
   });
   if (received < batches * 10) throw new Error(`${name}: received ${received} of ${batches * 10}`);
-  return { send, receiveDelete: received / ((Date.now() - started) / 1000) };
+  return { send, receiveDelete: received / ((Date.now() - started) / 1000), empty: idle };
 }
 
 /** A FIFO queue's batch rates, and a standard queue's in the same run for comparison. */
@@ -373,6 +375,7 @@ async function sqsFifo(
       receive_delete_per_s: Math.round(fifo.receiveDelete),
       standard_send_per_s: Math.round(standard.send),
       standard_receive_delete_per_s: Math.round(standard.receiveDelete),
+      empty_receives: fifo.empty,
     };
   } finally {
     for (const c of clients) c.destroy();
