@@ -3,7 +3,7 @@
  * masters), across two pods, for two accounts whose keys live on different masters: the
  * strict-order pitfalls, fair turns, order under concurrent pullers on both pods, the real
  * @aws-sdk/client-sqs FIFO calls, every group key on its account's master, and no CROSSSLOT.
- * (The single-account group suites, core/groups and ws/groups, run in this project too.)
+ * (The single-account group suites, core/groups, ws/groups and sqs/fifo, run in this project too.)
  */
 import {
   CreateQueueCommand,

@@ -1,4 +1,7 @@
-/** SQS FIFO queues and message groups, driven by the real @aws-sdk/client-sqs (docs/sqs.md). */
+/**
+ * SQS FIFO queues and message groups, driven by the real @aws-sdk/client-sqs (docs/sqs.md).
+ * Also in the cluster project.
+ */
 import {
   CreateQueueCommand,
   DeleteMessageCommand,
@@ -8,14 +11,13 @@ import {
   SendMessageCommand,
   SetQueueAttributesCommand,
 } from '@aws-sdk/client-sqs';
-import type Redis from 'ioredis';
 import crypto from 'node:crypto';
+import type { RedisClient } from '../../../src/store/redis';
 import { sqsAccount, sqsError, useSqsPods } from './support';
 
 const pods = useSqsPods();
-/** A command on the (single) Redis. */
-const redisCall = async <T>(fn: (r: Redis) => Promise<T>): Promise<T> =>
-  (await pods.redis.eachMaster(fn))[0];
+/** A command through the first pod's client (a Cluster client in the cluster project). */
+const redisCall = <T>(fn: (r: RedisClient) => Promise<T>): Promise<T> => fn(pods.a.redis);
 
 const fifoQueue = async (
   sqs: Awaited<ReturnType<typeof sqsAccount>>['sqsA'],
