@@ -399,7 +399,7 @@ async function main(): Promise<void> {
       console.error('benchmark took too long; stopping');
       void stopAll().then(() => process.exit(2));
     },
-    (s.quick ? 5 : 30 * s.runs + 10) * 60_000,
+    (s.quick ? 8 : 30 * s.runs + 10) * 60_000,
   );
   hardStop.unref();
   const redisProc = await startRedis('always');
