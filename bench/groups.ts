@@ -12,23 +12,18 @@
  *    then over `groups` groups (ratio ≥ 0.5);
  *  - SQS FIFO through @aws-sdk/client-sqs: SendMessageBatch of 10 over the groups, then
  *    ReceiveMessage of 10 + DeleteMessageBatch (≥ 3,000 msgs/s).
+ * Consumers and order checker: bench/groupOrder.ts; the SQS phase: bench/groupsSqs.ts.
  * `npm run bench:groups [-- --quick] [-- --messages N --groups G --big-group B --throughput N
  * --fifo N]`, or `npm run bench -- --only groups`. Defaults: 50,000 messages over 1,000
  * groups; the issue's full scale is `--messages 1000000 --groups 10000 --big-group 100000`.
  */
 import Redis from 'ioredis';
-import {
-  CreateQueueCommand,
-  DeleteMessageBatchCommand,
-  ReceiveMessageCommand,
-  SendMessageBatchCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
 import { consume, OrderChecker, type PodSlot } from './groupOrder';
+import { sqsFifo, type SqsFifoResult } from './groupsSqs';
 import { JsonClient } from './http';
 import { ADMIN_TOKEN, startRedis, startRelay, stopAll, waitReady, type Proc } from './procs';
 import { benchScripts, pullScriptCall, sendScriptCall } from './scriptCalls';
-import { median, pool, round } from './stats';
+import { median, round } from './stats';
 import { parseRecord } from '../src/store/records';
 
 export interface GroupsSettings {
@@ -70,17 +65,7 @@ export interface GroupsResult {
     grouped_per_s: number;
     ratio: number;
   };
-  sqs_fifo: {
-    messages: number;
-    groups: number;
-    send_per_s: number;
-    receive_delete_per_s: number;
-    /** a standard queue (no groups) in the same run, for comparison */
-    standard_send_per_s: number;
-    standard_receive_delete_per_s: number;
-    /** FIFO receives that found every group locked or empty */
-    empty_receives: number;
-  };
+  sqs_fifo: SqsFifoResult;
 }
 
 export function groupsSettings(argv: string[]): GroupsSettings {
@@ -295,91 +280,6 @@ async function throughput(
     grouped_per_s: Math.round(median(grouped)),
     ratio: round(median(grouped.map((g, r) => g / ungrouped[r])), 2),
   };
-}
-
-/** Sends `count` messages in batches of 10 over the clients, then receives (10) and deletes them. */
-async function sqsRates(clients: SQSClient[], name: string, count: number, s: GroupsSettings) {
-  const fifo = name.endsWith('.fifo');
-  const { QueueUrl } = await clients[0].send(
-    new CreateQueueCommand({ QueueName: name, Attributes: fifo ? { FifoQueue: 'true' } : {} }),
-  );
-  const batches = Math.ceil(count / 10);
-  let next = 0;
-  let started = Date.now();
-  await pool(s.consumers, async (loop) => {
-    const b = next++;
-    if (b >= batches) return false;
-    await clients[loop % clients.length].send(
-      new SendMessageBatchCommand({
-        QueueUrl,
-        Entries: Array.from({ length: 10 }, (_, k) => ({
-          Id: String(k),
-          MessageBody: `${b}-${k}`,
-          ...(fifo
-            ? { MessageGroupId: `g${(b * 10 + k) % s.groups}`, MessageDeduplicationId: `${b}-${k}` }
-            : {}),
-        })),
-      }),
-    );
-    return true;
-  });
-  const send = (batches * 10) / ((Date.now() - started) / 1000);
-  let received = 0;
-  let idle = 0;
-  started = Date.now();
-  await pool(s.consumers, async (loop) => {
-    if (received >= batches * 10 || idle > 200) return false;
-    const sqs = clients[loop % clients.length];
-    const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
-    const messages = got.Messages ?? [];
-    if (messages.length === 0) {
-      idle++;
-      await sleep(5);
-      return true;
-    }
-    received += messages.length;
-    await sqs.send(
-      new DeleteMessageBatchCommand({
-        QueueUrl,
-        Entries: messages.map((m, k) => ({ Id: String(k), ReceiptHandle: m.ReceiptHandle })),
-      }),
-    );
-    return true;
-  });
-  if (received < batches * 10) throw new Error(`${name}: received ${received} of ${batches * 10}`);
-  return { send, receiveDelete: received / ((Date.now() - started) / 1000), empty: idle };
-}
-
-/** A FIFO queue's batch rates, and a standard queue's in the same run for comparison. */
-async function sqsFifo(
-  procs: Proc[],
-  keys: { accessKeyId: string; secretAccessKey: string },
-  s: GroupsSettings,
-): Promise<GroupsResult['sqs_fifo']> {
-  const clients = procs.map(
-    (p) =>
-      new SQSClient({
-        endpoint: `http://127.0.0.1:${p.port}/sqs`,
-        region: 'us-east-1',
-        credentials: keys,
-        maxAttempts: 1,
-      }),
-  );
-  try {
-    const standard = await sqsRates(clients, 'bench-standard', s.fifo, s);
-    const fifo = await sqsRates(clients, 'bench.fifo', s.fifo, s);
-    return {
-      messages: s.fifo,
-      groups: s.groups,
-      send_per_s: Math.round(fifo.send),
-      receive_delete_per_s: Math.round(fifo.receiveDelete),
-      standard_send_per_s: Math.round(standard.send),
-      standard_receive_delete_per_s: Math.round(standard.receiveDelete),
-      empty_receives: fifo.empty,
-    };
-  } finally {
-    for (const c of clients) c.destroy();
-  }
 }
 
 export async function runGroups(s: GroupsSettings): Promise<GroupsResult> {
