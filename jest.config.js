@@ -41,6 +41,8 @@ module.exports = {
         '<rootDir>/test/integration/{core,accounts,ws,cluster}/**/*.test.ts',
         // account limits: per-account keys and scripts across the cluster's slots
         '<rootDir>/test/integration/fairness/limits.test.ts',
+        // SQS FIFO queues: groups, dedup ids and sequence numbers on the account's slot
+        '<rootDir>/test/integration/sqs/fifo.test.ts',
       ],
     },
   ],

@@ -15,7 +15,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { JsonClient } from './http';
-import { ADMIN_TOKEN, startRedis, startRelay, stopAll } from './procs';
+import { ADMIN_TOKEN, startRedis, startRelay, stopAll, waitReady } from './procs';
 import { median, pool, round } from './stats';
 
 export interface EntrancesResult {
@@ -140,15 +140,7 @@ export async function runEntrances(
   const raw = poster(relay.port);
   let sqs: SQSClient | undefined;
   try {
-    for (let i = 0; ; i++) {
-      try {
-        await admin.request('GET', '/readyz');
-        break;
-      } catch (err) {
-        if (i > 200) throw err;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    await waitReady(relay.port);
     await admin.post('/v1/admin/accounts', JSON.stringify({ id: 'entrances', plan: 'paid' }));
     const issued = await admin.post<{
       result: { token: string; aws_access_key_id: string; aws_secret_access_key: string };

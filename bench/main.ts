@@ -38,6 +38,7 @@ import {
 } from './systems';
 import { runEntrances } from './entrances';
 import { runFilters } from './filters';
+import { groupsSettings, runGroups } from './groups';
 import { runRoutes } from './routes';
 import { runScale } from './scale';
 import {
@@ -370,6 +371,11 @@ async function oneRun(
     result.entrances = await runEntrances(s.quick);
     log('   ', JSON.stringify(result.entrances));
   }
+  if (want('groups')) {
+    log(`run ${run} message groups and SQS FIFO (own relayq pods and Redis)`);
+    result.groups = await runGroups(groupsSettings(process.argv.slice(2)));
+    log('   ', JSON.stringify(result.groups));
+  }
   if (want('filters')) {
     log(`run ${run} filters (in process)`);
     result.filters = runFilters(s.quick);
@@ -399,7 +405,7 @@ async function main(): Promise<void> {
       console.error('benchmark took too long; stopping');
       void stopAll().then(() => process.exit(2));
     },
-    (s.quick ? 5 : 30 * s.runs + 10) * 60_000,
+    (s.quick ? 8 : 30 * s.runs + 10) * 60_000,
   );
   hardStop.unref();
   const redisProc = await startRedis('always');

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -187,6 +188,23 @@ export async function startRelay(
   const proc = track(child, dir, port, stdio);
   await waitForPort(port, child, 'relayq');
   return proc;
+}
+
+/** Waits until the relayq on `port` answers GET /readyz. */
+export async function waitReady(port: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const req = http.get({ host: '127.0.0.1', port, path: '/readyz' }, (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      });
+      req.on('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`relayq on ${port} not ready in ${timeoutMs} ms`);
+    await sleep(100);
+  }
 }
 
 /** The W2 floor / W4 bare `ws` peer (bench/floor.ts) as its own process over the given Redis. */

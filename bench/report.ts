@@ -8,6 +8,7 @@ import path from 'node:path';
 import { median, round } from './stats';
 import type { EntrancesResult } from './entrances';
 import type { FiltersResult } from './filters';
+import type { GroupsResult } from './groups';
 import type { RoutesResult } from './routes';
 import { FLOOR } from './systems';
 import type { FanoutResult, LatencyResult, ScaleResult, W1Result, W2Result } from './workloads';
@@ -42,6 +43,8 @@ export interface RunResult {
   routes?: RoutesResult;
   /** the entrances side by side (bench/entrances.ts) */
   entrances?: EntrancesResult;
+  /** message groups and SQS FIFO (bench/groups.ts) */
+  groups?: GroupsResult;
 }
 
 export interface BenchResults {
@@ -57,7 +60,7 @@ export interface BenchResults {
 
 export interface Target {
   /** issue 18's list, a later issue's, or the earlier targets that still apply */
-  list: 'issue18' | 'issue24' | 'issue27' | 'earlier';
+  list: 'issue18' | 'issue24' | 'issue26' | 'issue27' | 'earlier';
   workload: string;
   target: string;
   measured: string;
@@ -99,6 +102,51 @@ function target(
 }
 
 /** Issue 18's targets, then the earlier targets that still apply. */
+/** Issue 26's targets (bench/groups.ts). */
+function groupTargets(runs: RunResult[]): Target[] {
+  const g = (f: (x: GroupsResult) => number) => med(runs, (r) => (r.groups ? f(r.groups) : NaN));
+  const order = runs.find((r) => r.groups)?.groups?.order;
+  const bad = g((x) => x.order.order_violations + x.order.lost);
+  const pulls = g((x) => x.fairness.pulls_to_serve_singles);
+  const over = g((x) => x.fairness.worst_over_share);
+  const ratio = g((x) => x.throughput.ratio);
+  const fifo = g((x) => Math.min(x.sqs_fifo.send_per_s, x.sqs_fifo.receive_delete_per_s));
+  return [
+    target(
+      'issue26',
+      'Groups order',
+      `${fmt(order?.messages ?? NaN)} messages over ${fmt(order?.groups ?? NaN)} groups, 16 consumers on 2 pods, one pod killed and restarted, random ack/retry: 0 order violations, 0 lost`,
+      bad,
+      `${fmt(g((x) => x.order.order_violations))} violations, ${fmt(g((x) => x.order.lost))} lost (${fmt(g((x) => x.order.redeliveries))} redeliveries, ${fmt(g((x) => x.order.msgs_per_s))} msgs/s)`,
+      (v) => v === 0,
+    ),
+    target(
+      'issue26',
+      'Groups fairness',
+      'one group of 100,000 beside 1,000 singles: no pull of 100 over its share, every single within 11 pulls',
+      Math.max(over, pulls - 11),
+      `${fmt(pulls)} pulls; worst pull ${fmt(over)} over the share (big group ${fmt(g((x) => x.fairness.big))})`,
+      (v) => v <= 0,
+    ),
+    target(
+      'issue26',
+      'Groups throughput',
+      'pull + ack on a grouped channel ≥ 0.5 of the same without groups',
+      ratio,
+      `${fmt(ratio, 2)}x (${fmt(g((x) => x.throughput.grouped_per_s))} vs ${fmt(g((x) => x.throughput.ungrouped_per_s))} msgs/s)`,
+      (v) => v >= 0.5,
+    ),
+    target(
+      'issue26',
+      'SQS FIFO',
+      'batches of 10 through @aws-sdk/client-sqs ≥ 3,000 msgs/s (send, and receive + delete)',
+      fifo,
+      `send ${fmt(g((x) => x.sqs_fifo.send_per_s))}, receive + delete ${fmt(g((x) => x.sqs_fifo.receive_delete_per_s))} msgs/s (a standard queue in the same run: ${fmt(g((x) => x.sqs_fifo.standard_send_per_s))}, ${fmt(g((x) => x.sqs_fifo.standard_receive_delete_per_s))})`,
+      (v) => v >= 3000,
+    ),
+  ];
+}
+
 export function targets(runs: RunResult[]): Target[] {
   const out: Target[] = [];
   for (const [key, mode] of W2_MODES) {
@@ -238,6 +286,8 @@ export function targets(runs: RunResult[]): Target[] {
     ),
   );
 
+  out.push(...groupTargets(runs));
+
   const evaluated = med(runs, (r) => r.filters?.evaluated.p99_us);
   out.push(
     target(
@@ -373,6 +423,7 @@ function markdown(res: BenchResults, chartRel: string, jsonRel: string): string 
   for (const [list, title] of [
     ['issue18', 'Targets (issue 18)'],
     ['issue24', 'Targets (issue 24: entrances side by side)'],
+    ['issue26', 'Targets (issue 26: message groups, SQS FIFO)'],
     ['issue27', 'Targets (issue 27: routes)'],
     ['earlier', 'Earlier targets that still apply'],
   ] as const) {

@@ -16,6 +16,19 @@ const HOST = '127.0.0.1';
 const MASTERS = 3;
 const SLOTS = 16384;
 
+/** Port of the master that owns the slot of `key` (on a cluster started by startCluster). */
+export async function masterOf(redis: TestRedis, key: string): Promise<number> {
+  const [slot] = await redis.eachMaster(async (m) =>
+    Number(await m.call('CLUSTER', 'KEYSLOT', key)),
+  );
+  const [ranges] = await redis.eachMaster(
+    async (m) => (await m.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][],
+  );
+  const range = ranges.find(([first, last]) => slot >= first && slot <= last);
+  if (!range) throw new Error(`slot ${slot} has no owner`);
+  return Number(range[2][1]);
+}
+
 function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = net.createServer();

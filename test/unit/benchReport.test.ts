@@ -1,4 +1,5 @@
 /** The benchmark's statistics and target verdicts (bench/stats.ts, bench/report.ts). */
+import { OrderChecker } from '../../bench/groupOrder';
 import { targets, type RunResult } from '../../bench/report';
 import { median, percentile, summarize } from '../../bench/stats';
 import { body } from '../../bench/workloads';
@@ -101,4 +102,87 @@ test('the filters bench evaluates ten conditions that all hold on a ~10 KB Strip
       filterInputOf({ contentType: 'text', body: yearly, metadata: input.metadata }),
     ),
   ).toBe(false);
+});
+
+test("issue 26's targets: 0 violations and 0 lost, fair shares, the grouped ratio, the SQS FIFO rate", () => {
+  const withGroups = (violations: number, lost: number, ratio: number, fifo: number) => ({
+    ...run(1, 1),
+    groups: {
+      settings: { messages: 100, groups: 10, big: 1000, throughput: 100, fifo: 100, consumers: 16 },
+      fairness: { big: 1000, singles: 1000, pulls_to_serve_singles: 11, worst_over_share: 0 },
+      order: {
+        messages: 100,
+        groups: 10,
+        consumers: 16,
+        pods: 2,
+        pod_killed_at_acked: 30,
+        order_violations: violations,
+        duplicates: 0,
+        lost,
+        redeliveries: 5,
+        retried: 4,
+        request_errors: 1,
+        seconds: 1,
+        msgs_per_s: 100,
+      },
+      throughput: {
+        messages: 100,
+        groups: 10,
+        ungrouped_per_s: 1000,
+        grouped_per_s: 1000 * ratio,
+        ratio,
+      },
+      sqs_fifo: {
+        messages: 100,
+        groups: 10,
+        send_per_s: fifo,
+        receive_delete_per_s: fifo + 1,
+        standard_send_per_s: 1,
+        standard_receive_delete_per_s: 1,
+        empty_receives: 0,
+      },
+    },
+  });
+  const verdicts = (r: RunResult) =>
+    Object.fromEntries(
+      targets([r])
+        .filter((t) => t.list === 'issue26')
+        .map((t) => [t.workload, t.met]),
+    );
+  expect(verdicts(withGroups(0, 0, 0.6, 3000))).toEqual({
+    'Groups order': true,
+    'Groups fairness': true,
+    'Groups throughput': true,
+    'SQS FIFO': true,
+  });
+  expect(verdicts(withGroups(1, 0, 0.4, 2999))).toEqual({
+    'Groups order': false,
+    'Groups fairness': true,
+    'Groups throughput': false,
+    'SQS FIFO': false,
+  });
+  expect(verdicts(withGroups(0, 2, 0.5, 3000))['Groups order']).toBe(false);
+  expect(verdicts(run(1, 1))['Groups order']).toBeNull();
+});
+
+test('the groups order checker: a redelivery while an ack is in doubt is fine; a duplicate, a skip or a reorder is not', () => {
+  const c = new OrderChecker();
+  c.received('g', [0, 1]);
+  c.acking('g', [0, 1], 0);
+  c.confirmed('g', [0, 1]);
+  c.received('g', [2, 3]);
+  c.acking('g', [2], 1);
+  // 2's ack is not confirmed (its lease ran out, or its pod died): 2 may come back
+  c.received('g', [2, 3, 4]);
+  expect(c.violations).toBe(0);
+  c.acking('g', [2, 3, 4], 0);
+  c.confirmed('g', [2, 3, 4]);
+  c.received('g', [4]);
+  expect([c.violations, c.duplicates]).toEqual([1, 1]);
+  c.received('g', [7]);
+  expect([c.violations, c.skipped]).toEqual([4, 3]);
+  c.received('h', [0, 2]);
+  expect(c.violations).toBe(5);
+  // g reached 7 (1 never acked), h none (8), and the 3 skipped
+  expect(c.lost(['g', 'h'], 8)).toBe(1 + 8 + 3);
 });

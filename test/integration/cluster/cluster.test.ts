@@ -13,7 +13,7 @@ import {
   startListeningApp,
   type ListeningApp,
 } from '../../helpers/app';
-import { startCluster } from '../../helpers/cluster';
+import { masterOf, startCluster } from '../../helpers/cluster';
 import type { TestRedis } from '../../helpers/redis';
 
 let redis: TestRedis;
@@ -23,17 +23,7 @@ let podB: ListeningApp;
 let accounts: [string, string];
 
 /** port of the master that owns the slot of `key` */
-async function ownerOf(key: string): Promise<number> {
-  const [slot] = await redis.eachMaster(async (m) =>
-    Number(await m.call('CLUSTER', 'KEYSLOT', key)),
-  );
-  const [ranges] = await redis.eachMaster(
-    async (m) => (await m.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][],
-  );
-  const range = ranges.find(([first, last]) => slot >= first && slot <= last);
-  if (!range) throw new Error(`slot ${slot} has no owner`);
-  return Number(range[2][1]);
-}
+const ownerOf = (key: string) => masterOf(redis, key);
 
 /** for each master (by port), the account ids whose keys it holds */
 async function accountsPerMaster(): Promise<string[][]> {

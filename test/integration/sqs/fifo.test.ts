@@ -1,4 +1,7 @@
-/** SQS FIFO queues and message groups, driven by the real @aws-sdk/client-sqs (docs/sqs.md). */
+/**
+ * SQS FIFO queues and message groups, driven by the real @aws-sdk/client-sqs (docs/sqs.md).
+ * Also in the cluster project.
+ */
 import {
   CreateQueueCommand,
   DeleteMessageCommand,
@@ -8,14 +11,13 @@ import {
   SendMessageCommand,
   SetQueueAttributesCommand,
 } from '@aws-sdk/client-sqs';
-import type Redis from 'ioredis';
 import crypto from 'node:crypto';
+import type { RedisClient } from '../../../src/store/redis';
 import { sqsAccount, sqsError, useSqsPods } from './support';
 
 const pods = useSqsPods();
-/** A command on the (single) Redis. */
-const redisCall = async <T>(fn: (r: Redis) => Promise<T>): Promise<T> =>
-  (await pods.redis.eachMaster(fn))[0];
+/** A command through the first pod's client (a Cluster client in the cluster project). */
+const redisCall = <T>(fn: (r: RedisClient) => Promise<T>): Promise<T> => fn(pods.a.redis);
 
 const fifoQueue = async (
   sqs: Awaited<ReturnType<typeof sqsAccount>>['sqsA'],
@@ -173,6 +175,45 @@ test('a batch entry without MessageGroupId fails alone; results carry increasing
     SequenceNumber: seqs[0],
     MessageDeduplicationId: crypto.createHash('sha256').update('one').digest('hex'),
   });
+});
+
+test("in a FIFO batch, an entry's own DelaySeconds or missing dedup id fails it alone; the queue's delay applies", async () => {
+  const { sqsA } = await sqsAccount(pods, 'fifobatcherrors');
+  const url = await fifoQueue(sqsA, 'q.fifo', { DelaySeconds: '1' });
+  const res = await sqsA.send(
+    new SendMessageBatchCommand({
+      QueueUrl: url,
+      Entries: [
+        { Id: 'ok', MessageBody: 'one', MessageGroupId: 'g', MessageDeduplicationId: '1' },
+        {
+          Id: 'delayed',
+          MessageBody: 'two',
+          MessageGroupId: 'g',
+          MessageDeduplicationId: '2',
+          DelaySeconds: 5,
+        },
+        { Id: 'nodedup', MessageBody: 'three', MessageGroupId: 'g' },
+        { Id: 'nogroup', MessageBody: 'four', MessageDeduplicationId: '4' },
+      ],
+    }),
+  );
+  expect(res.Successful!.map((s) => s.Id)).toEqual(['ok']);
+  expect(res.Failed!.map((f) => [f.Id, f.Code, f.SenderFault])).toEqual([
+    ['delayed', 'InvalidParameterValue', true],
+    ['nodedup', 'InvalidParameterValue', true],
+    ['nogroup', 'MissingParameter', true],
+  ]);
+  expect(res.Failed![0].Message).toContain('DelaySeconds');
+  expect(res.Failed![1].Message).toContain('MessageDeduplicationId');
+  expect(res.Failed![2].Message).toContain('MessageGroupId');
+  // the queue's DelaySeconds (1 s) holds the one stored message back
+  expect(await sqsA.send(new ReceiveMessageCommand({ QueueUrl: url }))).not.toHaveProperty(
+    'Messages',
+  );
+  const later = await sqsA.send(
+    new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 5 }),
+  );
+  expect(later.Messages!.map((m) => m.Body)).toEqual(['one']);
 });
 
 test('a dedup id still deduplicates after its message was received and deleted', async () => {
