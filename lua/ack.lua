@@ -6,7 +6,8 @@ A retried message that has had its last delivery is dead-lettered or discarded.
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12]  channel keys: q, f, m, x, d, dx of the channel
 KEYS[13..14] caller keys: rate, token_rate
-KEYS[15..20] dead-letter keys: q, f, m, x, d, dx of its dead-letter channel (absent when none)
+KEYS[15..17] history keys: h, hi, he of the channel (lua/lib/history.lua)
+KEYS[18..23] dead-letter keys: q, f, m, x, d, dx of its dead-letter channel (absent when none)
 ARGV[1..3] caller: token_id, proof, rate (lua/lib/caller.lua)
 ARGV[4] channel: the channel id
 ARGV[5] must_exist: '1' to refuse a channel that does not exist (SQS), '0' to count nothing
@@ -21,7 +22,7 @@ Errors:  the caller's (lua/lib/caller.lua); STALE_CONFIG <dead_letter_channel> w
 ]]
 local k = account_keys(1)
 local ch = channel_keys(7)
-local dl = #KEYS >= 20 and channel_keys(15) or nil
+local dl = #KEYS >= 23 and channel_keys(18) or nil
 local channel = ARGV[4]
 local caller = check_caller(k, KEYS[13], KEYS[14], channel, now_ms())
 if caller.err then return caller end
@@ -42,6 +43,8 @@ if r > 0 then
   if stale then return stale end
 end
 if dlq == '' then dl = nil end
+history_begin(k, channel, parse_settings(cfg), 15)
+HIST.reason = 'a'
 
 -- The message a lease id names, if that lease is its current one.
 local function leased(lease)
@@ -75,10 +78,10 @@ if r > 0 then
   for i = 1, r do
     local base = 8 + a + (i - 1) * 2
     local lease = ARGV[base + 1]
-    local seq, rec, attempts
+    local seq, rec, attempts, rest
     if not seen[lease] then
       seen[lease] = true
-      seq, rec, attempts = leased(lease)
+      seq, rec, attempts, rest = leased(lease)
     end
     if seq then
       retried = retried + 1
@@ -86,6 +89,7 @@ if r > 0 then
         dead_letter(k, ch, dl, channel, dlq, seq, rec, attempts, now, max_channels)
       else
         local delay = tonumber(ARGV[base + 2])
+        history_note(rec, rest, 'y', delay, now)
         redis.call('ZREM', ch.f, seq)
         redis.call('ZADD', ch.q, now + delay, seq)
         if delay > 0 then
@@ -99,4 +103,5 @@ if r > 0 then
   if earliest then lowered = schedule(k.timers, channel, earliest) end
   if available_now > 0 then publish_now(k, channel, now, available_now) end
 end
+lowered = min_due(lowered, history_schedule())
 return { acked, retried, lowered }

@@ -5,6 +5,8 @@ Resuming a paused channel that has messages available announces them (one
 new_message with their count), so long polls and WebSocket subscribers wake.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys of the channel
+KEYS[13..15] history keys: h, hi, he of the channel (lua/lib/history.lua): deleted when
+            history_seconds is turned off
 ARGV[1] channel id
 ARGV[2] max_channels of the plan
 ARGV[3] max_attempts ('' keeps the current value)
@@ -64,6 +66,9 @@ for i = 12, #ARGV do
 end
 local updated = format_config(max_attempts, dedup_window, dlq, created, format_settings(settings))
 redis.call('HSET', k.channels, channel, updated)
+if not tonumber(settings.named.history_seconds or '') or tonumber(settings.named.history_seconds) <= 0 then
+  history_drop(k, history_keys(13))
+end
 if dlq_new then
   redis.call('HSET', k.channels, ARGV[6], format_config(DEFAULT_MAX_ATTEMPTS, DEFAULT_DEDUP_WINDOW_S, '', now))
 end

@@ -10,6 +10,7 @@ KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys of the channel
 KEYS[13]    the account's webhooks hash                                 (rq:{a}:webhooks)
 KEYS[14]    the channel's tags hash                                   (rq:{a}:c:<channel>:tags)
+KEYS[15..17] history keys: h, hi, he of the channel (lua/lib/history.lua): deleted too
 ARGV[1] channel id
 Returns: deleted_count (messages deleted)
 Errors:  CHANNEL_NOT_FOUND
@@ -21,6 +22,7 @@ if redis.call('HEXISTS', k.channels, ARGV[1]) == 0 then
 end
 local count = drop_messages(k, ch, ARGV[1])
 redis.call('UNLINK', ch.d, ch.dx, KEYS[14])
+history_drop(k, history_keys(15))
 redis.call('HDEL', k.channels, ARGV[1])
 redis.call('HDEL', k.account, 'n:' .. ARGV[1])
 redis.call('ZREM', k.timers, ARGV[1])

@@ -9,7 +9,8 @@ A paused channel leases nothing (and skips that work): the answer is its backlog
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12]  channel keys: q, f, m, x, d, dx of the channel pulled from
 KEYS[13..14] caller keys: rate, token_rate
-KEYS[15..20] dead-letter keys: q, f, m, x, d, dx of its dead-letter channel (absent when none)
+KEYS[15..17] history keys: h, hi, he of the channel (lua/lib/history.lua)
+KEYS[18..23] dead-letter keys: q, f, m, x, d, dx of its dead-letter channel (absent when none)
 ARGV[1..3] caller: token_id, proof, rate (lua/lib/caller.lua)
 ARGV[4] channel: the channel id
 ARGV[5] must_exist: '1' to refuse a channel that does not exist (SQS), '0' to answer it empty
@@ -26,7 +27,7 @@ Errors:  the caller's (lua/lib/caller.lua); STALE_CONFIG <dead_letter_channel> w
 ]]
 local k = account_keys(1)
 local ch = channel_keys(7)
-local dl = #KEYS >= 20 and channel_keys(15) or nil
+local dl = #KEYS >= 23 and channel_keys(18) or nil
 local channel = ARGV[4]
 local caller = check_caller(k, KEYS[13], KEYS[14], channel, now_ms())
 if caller.err then return caller end
@@ -44,6 +45,9 @@ local stale = check_dlq(dlq, ARGV[9])
 if stale then return stale end
 if dlq == '' then dl = nil end
 local settings = parse_settings(cfg)
+history_begin(k, channel, settings, 15)
+-- the only messages a pull removes itself are expired ones (dead_letter notes its own)
+HIST.reason = 'e'
 local receive_wait = settings.receive_wait_ms or false
 if settings.paused then
   return { redis.call('ZCARD', ch.q) + redis.call('ZCARD', ch.f), {}, false, 0, 0, 0, receive_wait }
@@ -102,6 +106,7 @@ while leased < batch and discarded + dead_lettered + expired < MAX_SKIPPED do
         local nonce = string.sub(nonces, (leased - 1) * 22 + 1, leased * 22)
         local leased_rec = record_with_lease(rec, rest, attempts + 1, nonce)
         redis.call('HSET', ch.m, seq, leased_rec)
+        history_note(rec, rest, 'd', attempts + 1, now)
         if from_queue then redis.call('ZREM', ch.q, seq) end
         redis.call('ZADD', ch.f, deadline, seq)
         out[#out + 1] = seq .. nonce
@@ -115,5 +120,6 @@ local lowered = false
 if leased > 0 then
   lowered = schedule(k.timers, channel, deadline)
 end
+lowered = min_due(lowered, history_schedule())
 local backlog = redis.call('ZCARD', ch.q) + redis.call('ZCARD', ch.f)
 return { backlog, out, lowered, discarded, dead_lettered, expired, receive_wait }

@@ -4,7 +4,8 @@ same call (lua/lib/caller.lua): a refused caller stores nothing.
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens   (rq:{a}:...)
 KEYS[7..12]  channel keys: q, f, m, x, d, dx                           (rq:{a}:c:<channel>:...)
 KEYS[13..14] caller keys: rate, token_rate
-KEYS[15..15] webhooks keys: webhooks (rq:{a}:webhooks; absent when webhook_id is '')
+KEYS[15..17] history keys: h, hi, he of the channel (lua/lib/history.lua)
+KEYS[18..18] webhooks keys: webhooks (rq:{a}:webhooks; absent when webhook_id is '')
 ARGV[1..3] caller: token_id, proof, rate (lua/lib/caller.lua)
 ARGV[4] channel: the channel id
 ARGV[5] must_exist: '1' to refuse a channel that does not exist (SQS), '0' to create it
@@ -19,6 +20,8 @@ ARGV[9 + 8n] size_setting (optional; the SQS endpoint's size cap): a named chann
         (sqs_max_bytes) that lowers the cap on each message's size for the channel
 ARGV[10 + 8n] size_limit: the plan limit that caps it (max_sqs_message_bytes); n sizes follow,
         each message's size as the cap counts it
+ARGV[#ARGV] entrance (optional, last; for the channel's history): api, webhook, sqs, route or
+        replay; without it, webhook when webhook_id is given, sqs when size_setting is, else api
 The plan's max_storage_bytes, max_channels, retention and storage ceiling for one message
 (1 MiB, more for plans whose webhook bodies may be larger) come from PLANS.
 Returns: { {id (22 base64url characters), ...} in request order, lowered_due_ms or false,
@@ -36,7 +39,7 @@ local ch = channel_keys(7)
 local channel = ARGV[4]
 local now = now_ms()
 -- a delivery to a deleted webhook (or a deleted account's) is refused as an unknown URL
-if ARGV[6] ~= '' and redis.call('HEXISTS', KEYS[15], ARGV[6]) == 0 then
+if ARGV[6] ~= '' and redis.call('HEXISTS', KEYS[18], ARGV[6]) == 0 then
   return redis.error_reply('WEBHOOK_NOT_FOUND')
 end
 local caller = check_caller(k, KEYS[13], KEYS[14], channel, now)
@@ -54,8 +57,14 @@ local dedup_window = DEFAULT_DEDUP_WINDOW_S
 local default_delay = 0
 local cfg = redis.call('HGET', k.channels, channel)
 local settings = cfg and parse_settings(cfg)
+-- the optional tails: size (2 + n values) and entrance (1)
+local extra = #ARGV - (8 + 8 * n)
+local sized = extra >= 2 + n
+local entrance = (webhook_id ~= '' and 'webhook') or (sized and 'sqs') or 'api'
+if extra == 1 or extra == 3 + n then entrance = ARGV[#ARGV] end
+history_begin(k, channel, settings, 15)
 local size_setting, size_bound, size_cap = ARGV[9 + 8 * n], ARGV[10 + 8 * n], nil
-if size_setting then
+if sized then
   size_cap = tonumber(caller.limits[size_bound])
   local own = settings and tonumber(settings.named[size_setting])
   if own and (not size_cap or own < size_cap) then size_cap, size_bound = own, size_setting end
@@ -110,8 +119,8 @@ end
 
 local function count_delivery()
   if webhook_id == '' then return end
-  redis.call('HINCRBY', KEYS[15], webhook_id .. ':count', 1)
-  redis.call('HSET', KEYS[15], webhook_id .. ':last', now)
+  redis.call('HINCRBY', KEYS[18], webhook_id .. ':count', 1)
+  redis.call('HSET', KEYS[18], webhook_id .. ':last', now)
 end
 
 if #fresh == 0 then
@@ -143,6 +152,7 @@ for _, i in ipairs(fresh) do
     record_extras('', '', tonumber(ARGV[base + 3]), #metadata + #body) .. metadata .. body
   redis.call('HSET', ch.m, seq, rec)
   redis.call('ZADD', ch.q, now + delay, seq)
+  if HIST.on then history_received(ARGV[base + 1], seq, now, entrance) end
   if delay > 0 then
     earliest_delay = min_due(earliest_delay, now + delay)
   else

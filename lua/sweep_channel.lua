@@ -6,11 +6,13 @@ set the channel's timer to its next due time.
   - delays and retries that ended, and coalesced announcements left pending:
     announced with a new_message event (none when nothing became available);
   - messages past their retention: deleted, their storage freed;
-  - dedup entries past their window: forgotten.
+  - dedup entries past their window: forgotten;
+  - history records past the channel's history_seconds: deleted, their storage freed.
 At most `limit` items of each kind per call; if more remain, the timer stays due.
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12]  channel keys of the channel
 KEYS[13..18] channel keys of its dead-letter channel (the channel's own again when none)
+KEYS[19..21] history keys: h, hi, he of the channel (lua/lib/history.lua)
 ARGV[1] channel id
 ARGV[2] the dead-letter channel the caller passed keys for ('' for none)
 ARGV[3] max_channels of the plan
@@ -45,6 +47,7 @@ local max_attempts, _, dlq = parse_config(cfg)
 local stale = check_dlq(dlq, ARGV[2])
 if stale then return stale end
 if dlq == '' then dl = nil end
+history_begin(k, channel, parse_settings(cfg), 19)
 
 local requeued, dead_lettered, discarded, expired = 0, 0, 0, 0
 local more = false
@@ -72,6 +75,8 @@ for i = 1, #ended, 2 do
     else
       redis.call('ZREM', ch.f, seq)
       redis.call('ZADD', ch.q, deadline, seq)
+      local _, _, rest = record_head(rec)
+      history_note(rec, rest, 'y', 'lease', now)
       requeued = requeued + 1
     end
   end
@@ -102,6 +107,11 @@ for _, dedup_id in ipairs(forgotten) do
   redis.call('ZREM', ch.dx, dedup_id)
 end
 
+if HIST.on then
+  local _, left = history_sweep(now, limit)
+  if left then more = true end
+end
+
 -- The channel's next due time: the first future delay, lease end, expiry or dedup end.
 local next_due = false
 if more then
@@ -118,6 +128,9 @@ else
   local _, expiry = first_run(ch)
   next_due = min_due(next_due, cleanup_due(expiry or false))
   next_due = min_due(next_due, cleanup_due(first_score(ch.dx, '-inf')))
+  if HIST.on then
+    next_due = min_due(next_due, min_due(HIST.due, cleanup_due(first_score(HIST.keys.e, '-inf'))))
+  end
 end
 local pending_ms = false
 if became_available or requeued > 0 then

@@ -10,6 +10,7 @@ import { accountRouter } from './http/account';
 import { adminRouter } from './http/admin';
 import { rawBody } from './web/body';
 import { channelsRouter } from './http/channels';
+import { historyRouter } from './http/history';
 import { errorHandler, unknownRoute } from './web/errorHandler';
 import { healthRouter } from './http/health';
 import { MESSAGE_PATH, messagesRouter } from './http/messages';
@@ -17,7 +18,7 @@ import { readCaller } from './web/caller';
 import type { TrustProxy } from './web/proxy';
 import type { RefusalShape } from './web/refusals';
 import { AccountLimits } from './limits/accountLimits';
-import { createRelay, type Relay, type RelayDeps } from './relay';
+import { createRelay, ReplayRunner, type Relay, type RelayDeps } from './relay';
 import { requestLog } from './web/requestLog';
 import { sessionRouter } from './http/session';
 import { whoamiRouter } from './http/whoami';
@@ -56,6 +57,8 @@ export interface RelayApp {
   sweeper: Sweeper;
   gauges: BacklogGauges;
   dueRepair: DueRepair;
+  /** runs bulk replay jobs on this pod (tests kill it to stand for a pod's death) */
+  replayRunner: ReplayRunner;
   /** the store's shared parts: coalesced fan-out, due index (tests use its fault hook) */
   context: StoreContext;
   /** the operations every entrance calls */
@@ -132,6 +135,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     limits: new AccountLimits(store.limits, logger, config.adminRateLimitPerSecond ?? 0),
   };
   const relay = createRelay(deps);
+  const replayRunner = new ReplayRunner(deps, config.replayTickMs ?? 200);
   const isShuttingDown = () => shuttingDown;
 
   const app = express();
@@ -157,6 +161,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   // the caller's credential (bearer token, or the dashboard session's cookie), read once
   app.use('/v1', readCaller);
   app.use(channelsRouter(relay));
+  app.use(historyRouter(relay));
   app.use(webhooksRouter(relay));
   app.use(whoamiRouter(relay));
   app.use(accountRouter(relay));
@@ -176,6 +181,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     sweeper,
     gauges,
     dueRepair,
+    replayRunner,
     context,
     relay,
     deps,
@@ -189,6 +195,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
       sweeper.start();
       gauges.start();
       dueRepair.start();
+      replayRunner.start();
     },
     beginShutdown() {
       shuttingDown = true;
@@ -198,6 +205,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
       shuttingDown = true;
       waiters.releaseAll();
       await dueRepair.stop();
+      await replayRunner.stop();
       await sweeper.stop();
       await gauges.stop();
       deps.limits.stop();

@@ -26,6 +26,10 @@ export class Metrics {
   readonly wsConnections: client.Gauge;
   readonly wsSubscriptions: client.Gauge;
   readonly wsClosed: client.Counter<'code'>;
+  readonly replayed: client.Counter;
+  readonly historyRecords: client.Gauge;
+  /** counts the history records service-wide when scraped (set by the app) */
+  historySource: (() => Promise<number>) | null = null;
 
   constructor(options: { collectDefaults?: boolean } = {}) {
     if (options.collectDefaults !== false) {
@@ -72,6 +76,21 @@ export class Metrics {
       help: 'WebSocket connections closed by this pod, by close code: 1001 shutdown, 1008 credentials or frame flood, 1011 internal, 1013 slow reader, 1006 missed pong',
       labelNames: ['code'],
       registers: [this.registry],
+    });
+    this.replayed = new client.Counter({
+      name: 'relayq_replayed_messages_total',
+      help: 'Copies of messages stored by replays from history (one message or a bulk job)',
+      registers: [this.registry],
+    });
+    const source = () => this.historySource;
+    this.historyRecords = new client.Gauge({
+      name: 'relayq_history_records',
+      help: 'Message records kept in channel histories (history_seconds), service-wide',
+      registers: [this.registry],
+      async collect() {
+        const count = source();
+        if (count) this.set(await count());
+      },
     });
   }
 

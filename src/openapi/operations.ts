@@ -42,6 +42,7 @@ const config = {
   delay_seconds: 0,
   retention_seconds: 259200,
   receive_wait_seconds: 0,
+  history_seconds: 0,
 };
 const channelDetails = {
   ...channelExample,
@@ -399,6 +400,7 @@ export const OPERATIONS: Operation[] = [
           max_long_polls: 1000,
           max_webhook_bytes: 1048576,
           max_sqs_message_bytes: 262144,
+          max_history_seconds: 86400,
           max_message_bytes: 131072,
         },
       },

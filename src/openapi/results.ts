@@ -53,6 +53,9 @@ export const channelConfig = strict({
     description: "how long a message is kept (at most the plan's retention)",
   },
   receive_wait_seconds: count("the SQS endpoint's default WaitTimeSeconds"),
+  history_seconds: count(
+    "how long a message's record is kept after it ends (0: no history; at most the plan's max_history_seconds)",
+  ),
 });
 
 export const channel = strict({
@@ -120,6 +123,7 @@ export const account = strict(
         max_sqs_message_bytes: count(
           'largest message sent through the SQS endpoint, as SQS counts it',
         ),
+        max_history_seconds: count("the most a channel's history_seconds may be; 0: no history"),
         max_message_bytes: integer,
       },
       additionalProperties: { type: ['integer', 'null'] },

@@ -6,6 +6,7 @@
 import { RelayError, invalidField } from '../errors';
 import { LIMITS, type ChannelSettingsInput } from '../schemas/requests';
 import type { ChannelStats, ConfigureChannel, TagsChange } from '../store/types';
+import { HISTORY_SETTING } from '../store/historySetting';
 import { checkChannelScope, type AuthContext } from './authorize';
 import { channelView, type ChannelView } from './channelView';
 import type { RelayDeps } from './deps';
@@ -41,6 +42,13 @@ export function settingsChange(input: ChannelSettingsInput): ConfigureChannel {
     delaySeconds: input.delay_seconds,
     retentionSeconds: input.retention_seconds,
     receiveWaitSeconds: input.receive_wait_seconds,
+    ...(input.history_seconds === undefined
+      ? {}
+      : {
+          named: {
+            [HISTORY_SETTING]: input.history_seconds ? String(input.history_seconds) : null,
+          },
+        }),
   };
 }
 
@@ -82,6 +90,13 @@ export function createChannels(deps: RelayDeps) {
       if (typeof change.retentionSeconds === 'number' && change.retentionSeconds > planRetention) {
         throw invalidField(
           `retention_seconds must be at most ${planRetention} (the plan's retention)`,
+        );
+      }
+      const history = change.named?.[HISTORY_SETTING];
+      const maxHistory = auth.limits.max_history_seconds;
+      if (history != null && Number(history) > maxHistory) {
+        throw invalidField(
+          `history_seconds must be at most ${maxHistory} (the plan's max_history_seconds)`,
         );
       }
       await store.channels.configure(auth.accountId, channel, auth.limits, change);

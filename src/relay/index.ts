@@ -18,6 +18,8 @@ import type { Caller } from '../types';
 import { createAccounts } from './accounts';
 import { authorize, type AuthContext } from './authorize';
 import { createChannels } from './channels';
+import { createHistory } from './history';
+import { createReplays } from './replays';
 import type { RelayDeps } from './deps';
 import { pull, type PullRequest } from './pull';
 import { createTokens } from './tokens';
@@ -33,6 +35,8 @@ export { channelNotFound, settingsChange, type ChannelListEntry } from './channe
 export { publicToken, type IssuedToken, type PublicToken } from './tokens';
 export { accountNotFound } from './accounts';
 export { unknownWebhook, type FoundWebhook } from './webhooks';
+export { ReplayRunner } from './replays';
+export type { HistoryDetail, HistorySummary } from './history';
 export type {
   AccountRecord,
   AckResult,
@@ -103,6 +107,10 @@ export function createRelay(deps: RelayDeps) {
     tokens: createTokens(deps),
     accounts: createAccounts(deps),
     webhooks: createWebhooks(deps),
+    /** channel histories: search, show, replay one */
+    history: createHistory(deps),
+    /** bulk replay jobs */
+    replays: createReplays(deps),
 
     /** Listens to an account's events (new messages, revocations) on this pod. */
     subscribe: (account: string, listener: AccountListener) =>

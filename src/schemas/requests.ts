@@ -137,6 +137,7 @@ export interface ChannelSettingsInput {
   delay_seconds?: number | null;
   retention_seconds?: number | null;
   receive_wait_seconds?: number | null;
+  history_seconds?: number | null;
 }
 
 export const validateChannelConfig = compile<ChannelSettingsInput>({
@@ -157,6 +158,8 @@ export const validateChannelConfig = compile<ChannelSettingsInput>({
       minimum: 0,
       maximum: LIMITS.maxWaitMs / 1000,
     }),
+    // 0 turns history off; the upper bound is the plan's max_history_seconds (the handler's)
+    history_seconds: resettable({ type: 'integer', minimum: 0 }),
   },
 });
 

@@ -5,6 +5,7 @@ import {
   accountKeys,
   channelKeyList,
   duePartitionKeys,
+  historyKeyList,
   systemKeys,
   tagsKey,
   webhooksKey,
@@ -76,6 +77,7 @@ export function createAccountStore(ctx: StoreContext): AccountStore {
               ...channelKeyList(id, channel),
               webhooksKey(id),
               tagsKey(id, channel),
+              ...historyKeyList(id, channel),
             ],
             [channel],
           );

@@ -1,6 +1,6 @@
 /** Channel listing, configuration, purge, delete and redrive. */
 import type { StoreContext } from './context';
-import { accountKeyList, channelKeyList, tagsKey, webhooksKey } from './keys';
+import { accountKeyList, channelKeyList, historyKeyList, tagsKey, webhooksKey } from './keys';
 import {
   channelTagsScript,
   type ChannelTagsArgs,
@@ -64,6 +64,12 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
     ...channelKeyList(account, channel),
   ];
 
+  /** the channel's keys and its history keys (the scripts that may end its messages) */
+  const withHistory = (account: string, channel: string) => [
+    ...keysOf(account, channel),
+    ...historyKeyList(account, channel),
+  ];
+
   const statsOf = (id: string, reply: StatsReply): ChannelStats => ({
     id,
     queued: reply[0],
@@ -106,7 +112,7 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
             ? 'clear'
             : 'set';
       try {
-        const config = await ctx.call<string>('channel_configure', keysOf(account, channel), [
+        const config = await ctx.call<string>('channel_configure', withHistory(account, channel), [
           channel,
           limits.max_channels,
           change.maxAttempts ?? '',
@@ -128,7 +134,13 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
 
     async purge(account, channel) {
       try {
-        return await ctx.call<number>('channel_purge', keysOf(account, channel), [channel]);
+        const purged = await ctx.call<number>('channel_purge', withHistory(account, channel), [
+          channel,
+        ]);
+        // records kept in history set the channel's timer to their end: the due index follows
+        const first = await ctx.redis.zrange(accountKeyList(account)[2], 0, 0, 'WITHSCORES');
+        if (first.length === 2) await ctx.lowerDue(account, Number(first[1]));
+        return purged;
       } catch (err) {
         throw mapChannelErrors(err, account, channel);
       }
@@ -138,7 +150,12 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
       try {
         return await ctx.call<number>(
           'channel_delete',
-          [...keysOf(account, channel), webhooksKey(account), tagsKey(account, channel)],
+          [
+            ...keysOf(account, channel),
+            webhooksKey(account),
+            tagsKey(account, channel),
+            ...historyKeyList(account, channel),
+          ],
           [channel],
         );
       } catch (err) {

@@ -3,7 +3,9 @@ import type { Metrics } from '../metrics';
 import { createAccountStore } from './accounts';
 import { createChannelStore } from './channels';
 import { StoreContext, type StoreOptions } from './context';
+import { createHistoryStore } from './history';
 import { createLimitStore } from './limits';
+import { createReplayStore } from './replays';
 import { createQueueStore } from './queue';
 import type { RedisClient } from './redis';
 import { defineScripts } from './scripts';
@@ -28,6 +30,8 @@ export function createStore(
     accounts: createAccountStore(context),
     limits: createLimitStore(context),
     webhooks: createWebhookStore(context),
+    history: createHistoryStore(context),
+    replays: createReplayStore(context),
     async ping() {
       try {
         return (await redis.ping()) === 'PONG';

@@ -13,7 +13,7 @@ import crypto from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PlanResolver } from '../config/planResolver';
 import type { StoreContext } from './context';
-import { accountKeyList, duePartitionKeys } from './keys';
+import { accountKeyList, duePartitionKeys, historyKeyList } from './keys';
 
 const CLAIM_MS = 10_000;
 const ACCOUNTS_PER_TICK = 50;
@@ -156,7 +156,7 @@ export class Sweeper {
         await this.ctx.withDeadLetterKeys(account, channel, (keys, dlq) =>
           this.ctx.call<[number | null, number, number, number, number, number | null]>(
             'sweep_channel',
-            keys,
+            [...keys, ...historyKeyList(account, channel)],
             [channel, dlq, limits.max_channels, ITEMS_PER_CHANNEL, this.ctx.fanout.windowMs],
           ),
         );

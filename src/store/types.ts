@@ -1,4 +1,5 @@
 /** The store's interface: what HTTP and WebSocket code may ask of the queue state. */
+import type { HistoryStore, ReplayStore } from './historyTypes';
 import type { LimitStore } from './limits';
 import type { Caller, PlanLimits } from '../types';
 
@@ -23,7 +24,15 @@ export interface SendOptions {
   webhookId?: string;
   /** a cap on each message's size kept in a named channel setting (the SQS endpoint's) */
   sizeCap?: SizeCap;
+  /**
+   * how the messages arrived, for the channel's history; by default webhook with webhookId,
+   * sqs with sizeCap, else api
+   */
+  entrance?: Entrance;
 }
+
+/** How a message arrived (its history's received entry). */
+export type Entrance = 'api' | 'webhook' | 'sqs' | 'route' | 'replay';
 
 export interface PullOptions {
   /** null: the channel's visibility_timeout_ms setting, else the service default */
@@ -302,6 +311,9 @@ export interface Store {
   /** counters behind the account limits (rates, concurrent holders) */
   limits: LimitStore;
   webhooks: WebhookStore;
+  /** channel histories (read) and bulk replay jobs */
+  history: HistoryStore;
+  replays: ReplayStore;
   /** Redis answers PING and the scripts are loaded */
   ping(): Promise<boolean>;
 }

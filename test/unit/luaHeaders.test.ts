@@ -64,6 +64,7 @@ const GROUP_OF_LABEL: Record<string, KeyGroup> = {
   account: 'account',
   channel: 'channel',
   caller: 'caller',
+  history: 'history',
   'dead-letter': 'deadLetter',
   webhooks: 'webhooks',
   tags: 'tags',

@@ -9,6 +9,7 @@ import {
   accountKeyList,
   accountRateKey,
   channelKeyList,
+  historyKeyList,
   rateLimitKey,
   tagsKey,
   webhookRefusalsKey,
@@ -27,6 +28,7 @@ export const KEY_GROUPS = {
   account: ['account', 'channels', 'timers', 'usage', 'events', 'tokens'],
   channel: ['q', 'f', 'm', 'x', 'd', 'dx'],
   caller: ['rate', 'token_rate'],
+  history: ['h', 'hi', 'he'],
   deadLetter: ['q', 'f', 'm', 'x', 'd', 'dx'],
   webhooks: ['webhooks'],
   refusals: ['refusals'],
@@ -99,6 +101,8 @@ export function scriptKeys<A extends object>(spec: ScriptSpec<A>, on: ScriptKeys
     if (group === 'caller') {
       const caller = required(spec, on.caller, 'caller');
       keys.push(accountRateKey(on.account), rateLimitKey(on.account, caller.tokenId));
+    } else if (group === 'history') {
+      keys.push(...historyKeyList(on.account, required(spec, on.channel, 'channel')));
     } else if (group === 'deadLetter' && on.deadLetter) {
       keys.push(...channelKeyList(on.account, on.deadLetter));
     } else if (group === 'webhooks' && on.webhooks) {

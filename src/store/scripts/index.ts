@@ -11,13 +11,13 @@ import { DEFAULT_PLAN_TABLE, planPrelude, type PlanTable } from './plans';
 
 export const SCRIPT_KEY_COUNTS = {
   // account, channel and caller keys (the typed modules beside this file name them)
-  send: 14,
+  send: 17,
   // then the dead-letter channel's keys when the channel has one (VARIABLE_KEYS)
-  pull: 14,
-  ack: 14,
+  pull: 17,
+  ack: 17,
   extend: 14,
   release: 12,
-  sweep_channel: 18,
+  sweep_channel: 21,
   due_channels: 6,
   announce_channel: 12,
   claim_due_accounts: 3,
@@ -32,9 +32,9 @@ export const SCRIPT_KEY_COUNTS = {
   token_create: 6,
   token_revoke: 6,
   channel_stats: 12,
-  channel_configure: 12,
-  channel_purge: 12,
-  channel_delete: 14,
+  channel_configure: 15,
+  channel_purge: 15,
+  channel_delete: 17,
   channel_tags: 7,
   dead_letter_sources: 12,
   redrive: 18,
@@ -49,6 +49,10 @@ export const SCRIPT_KEY_COUNTS = {
   webhook_delete: 1,
   webhook_lookup: 7,
   webhook_refused: 8,
+  // bulk replay jobs of a channel (src/store/replays.ts)
+  replay_claim: 3,
+  replay_progress: 2,
+  replay_cancel: 1,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;
@@ -81,7 +85,7 @@ export function scriptSources(
   const cached = cachedSources.get(prelude);
   if (cached) return cached;
   const dir = luaDir();
-  const lib = ['common', 'caller']
+  const lib = ['common', 'caller', 'history']
     .map((name) => fs.readFileSync(path.join(dir, 'lib', `${name}.lua`), 'utf8'))
     .join('\n');
   const sources = {} as Record<ScriptName, string>;

@@ -13,7 +13,7 @@ export interface SendArgs extends CallerArgs {
 
 export const sendScript = defineScript<SendArgs>({
   name: 'send',
-  keys: ['account', 'channel', 'caller', 'webhooks'],
+  keys: ['account', 'channel', 'caller', 'history', 'webhooks'],
   argv: ['token_id', 'proof', 'rate', 'channel', 'must_exist', 'webhook_id', 'n'],
 });
 

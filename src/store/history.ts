@@ -1,0 +1,197 @@
+/**
+ * Reading a channel's message history (layout in lua/lib/history.lua): newest first by
+ * received_at, each record with its timeline and, for a message still in its channel, the
+ * message's own record. Read-only: the scripts that store and end messages write it.
+ */
+import { channelKeys, historyKeys } from './keys';
+import type { StoreContext } from './context';
+import type {
+  HistoryBatch,
+  HistoryEntry,
+  HistoryScan,
+  HistoryStatus,
+  HistoryStore,
+  TimelineEntry,
+} from './historyTypes';
+import { compactUuid, parseRecord, uuidText } from './records';
+
+const ENDED_STATUS: Record<string, HistoryStatus> = {
+  a: 'acked',
+  l: 'dead',
+  e: 'expired',
+  p: 'purged',
+};
+
+function parseTimeline(text: string): TimelineEntry[] {
+  const out: TimelineEntry[] = [];
+  for (const item of text.split(';')) {
+    const [kind, atText, detail = ''] = item.split(',');
+    const at = Number(atText);
+    switch (kind) {
+      case 'r':
+        out.push({ type: 'received', at, entrance: detail });
+        break;
+      case 'd':
+        out.push({ type: 'delivery', at, attempt: Number(detail), via: 'pull' });
+        break;
+      case 'y':
+        out.push(
+          detail === 'lease'
+            ? { type: 'retry', at, reason: 'lease_expired' }
+            : { type: 'retry', at, delay_ms: Number(detail) },
+        );
+        break;
+      case 'a':
+        out.push({ type: 'ack', at });
+        break;
+      case 'l':
+        out.push({ type: 'dead_letter', at, dead_letter_channel: detail === '' ? null : detail });
+        break;
+      case 'e':
+        out.push({ type: 'expired', at });
+        break;
+      case 'p':
+        out.push({ type: 'purged', at });
+        break;
+    }
+  }
+  return out;
+}
+
+function statusOf(timelineText: string, ended: boolean): HistoryStatus {
+  const last = timelineText.slice(timelineText.lastIndexOf(';') + 1);
+  if (ended) return ENDED_STATUS[last[0]] ?? 'acked';
+  return last[0] === 'd' ? 'in_flight' : 'pending';
+}
+
+/** The bytes a record counts (its record's size, as lua/lib/common.lua's record_fields). */
+function sizeOf(record: string): number {
+  const sized = /^(?:\d+\|[^|]*\|)?.{41}[0-9a-z]+:[^|]*\|\d*\|(\d+)\|/.exec(record);
+  if (sized) return Number(sized[1]);
+  const header = parseRecord(record.startsWith('0|') ? record : `0||${record}`);
+  return Buffer.byteLength(header.metadataJson) + Buffer.byteLength(header.bodyJson);
+}
+
+export function createHistoryStore(ctx: StoreContext): HistoryStore {
+  const redis = ctx.redis;
+
+  /** Reads the records of these compact ids (with their received_at) of one channel. */
+  async function read(
+    account: string,
+    channel: string,
+    found: { id: string; at: number }[],
+  ): Promise<HistoryEntry[]> {
+    if (found.length === 0) return [];
+    const h = historyKeys(account, channel);
+    const fields: string[] = [];
+    for (const f of found) fields.push(f.id, `${f.id}:t`);
+    const values = await redis.hmget(h.records, ...fields);
+    const living: { index: number; seq: string }[] = [];
+    for (let i = 0; i < found.length; i++) {
+      const value = values[2 * i];
+      if (value && value[0] === 'L') living.push({ index: i, seq: value.slice(1) });
+    }
+    const liveRecords =
+      living.length === 0
+        ? []
+        : await redis.hmget(channelKeys(account, channel).messages, ...living.map((l) => l.seq));
+    const live = new Map<number, string | null>();
+    living.forEach((l, j) => live.set(l.index, liveRecords[j]));
+    const out: HistoryEntry[] = [];
+    for (let i = 0; i < found.length; i++) {
+      const value = values[2 * i];
+      const timelineText = values[2 * i + 1];
+      if (!value || !timelineText) continue; // swept between the two reads
+      const ended = value[0] === 'E';
+      let record: string | null = ended ? `0||${value.slice(1)}` : (live.get(i) ?? null);
+      if (record && !ended && !record.includes(found[i].id)) record = null;
+      const message = record ? parseRecord(record) : null;
+      const timeline = parseTimeline(timelineText);
+      const received = timeline[0];
+      out.push({
+        id: uuidText(found[i].id),
+        receivedAt: found[i].at,
+        entrance: received?.type === 'received' ? received.entrance : 'api',
+        status: statusOf(timelineText, ended),
+        attempts: timeline.filter((t) => t.type === 'delivery').length,
+        size: record ? sizeOf(record) : 0,
+        message,
+        timeline,
+      });
+    }
+    return out;
+  }
+
+  return {
+    /**
+     * Up to scan.max records in [sinceMs, untilMs] (inclusive) from the cursor on, in the
+     * order asked; ties on received_at go by id.
+     */
+    async scan(account: string, channel: string, scan: HistoryScan): Promise<HistoryBatch> {
+      const index = historyKeys(account, channel).index;
+      const newest = scan.order === 'newest';
+      const found: { id: string; at: number }[] = [];
+      const edge = scan.cursor ? scan.cursor.at : newest ? scan.untilMs : scan.sinceMs;
+      const far = newest ? scan.sinceMs : scan.untilMs;
+      // one more than asked: whether the range goes on after this batch
+      const wanted = scan.max + 1;
+      let offset = 0;
+      for (;;) {
+        const want = wanted - found.length;
+        const reply = newest
+          ? await redis.zrevrangebyscore(index, edge, far, 'WITHSCORES', 'LIMIT', offset, want)
+          : await redis.zrangebyscore(index, edge, far, 'WITHSCORES', 'LIMIT', offset, want);
+        offset += reply.length / 2;
+        for (let i = 0; i < reply.length; i += 2) {
+          const id = reply[i];
+          const at = Number(reply[i + 1]);
+          // at the cursor's own received_at, the records up to and including it were given
+          const given =
+            scan.cursor !== null &&
+            at === scan.cursor.at &&
+            (newest ? id >= scan.cursor.id : id <= scan.cursor.id);
+          if (!given) found.push({ id, at });
+        }
+        if (found.length >= wanted || reply.length < want * 2) break;
+      }
+      const more = found.length > scan.max;
+      if (more) found.length = scan.max;
+      const entries = await read(account, channel, found);
+      const last = found[found.length - 1];
+      return { entries, next: more && last ? { at: last.at, id: last.id } : null };
+    },
+
+    /** One record by message id (the usual 36-character UUID), or null. */
+    async get(account: string, channel: string, messageId: string): Promise<HistoryEntry | null> {
+      const id = compactUuid(messageId);
+      const at = await redis.zscore(historyKeys(account, channel).index, id);
+      if (at === null) return null;
+      const [entry] = await read(account, channel, [{ id, at: Number(at) }]);
+      return entry ?? null;
+    },
+
+    /** The records of these compact ids that are still kept, keyed by compact id. */
+    async getMany(
+      account: string,
+      channel: string,
+      ids: string[],
+    ): Promise<Map<string, HistoryEntry>> {
+      const out = new Map<string, HistoryEntry>();
+      if (ids.length === 0) return out;
+      const scores = await redis.zmscore(historyKeys(account, channel).index, ...ids);
+      const found: { id: string; at: number }[] = [];
+      ids.forEach((id, i) => {
+        if (scores[i] !== null) found.push({ id, at: Number(scores[i]) });
+      });
+      for (const entry of await read(account, channel, found)) {
+        out.set(compactUuid(entry.id), entry);
+      }
+      return out;
+    },
+
+    /** How many records the channel's history holds. */
+    async count(account: string, channel: string): Promise<number> {
+      return redis.zcard(historyKeys(account, channel).index);
+    },
+  };
+}
