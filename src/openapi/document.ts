@@ -152,6 +152,7 @@ export function buildOpenApi(operations: Operation[] = OPERATIONS): Record<strin
       'messages',
       'channels',
       'subscriptions',
+      'history',
       'webhooks',
       'account',
       'admin',

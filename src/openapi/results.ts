@@ -157,7 +157,75 @@ const webhookCommon = {
   created_at: { ...integer, description: 'ms since the epoch' },
 };
 
+const historyStatus = {
+  type: 'string',
+  enum: ['pending', 'in_flight', 'acked', 'dead', 'expired', 'purged'],
+};
+const historySummary = {
+  id: { type: 'string' },
+  received_at: integer,
+  entrance: { type: 'string', enum: ['api', 'webhook', 'sqs', 'route', 'replay'] },
+  status: historyStatus,
+  attempts: count('deliveries so far'),
+  size: count('bytes of body + metadata JSON'),
+  group_id: { type: ['string', 'null'], description: 'metadata.group_id when it is a string' },
+  preview: { type: 'string', maxLength: 200, description: 'the first 200 characters of the body' },
+};
+const timelineEntry = {
+  type: 'object',
+  required: ['type', 'at'],
+  properties: {
+    type: {
+      type: 'string',
+      enum: ['received', 'delivery', 'retry', 'ack', 'dead_letter', 'expired', 'purged'],
+    },
+    at: integer,
+    entrance: { type: 'string' },
+    attempt: integer,
+    via: { type: 'string' },
+    delay_ms: integer,
+    reason: { type: 'string' },
+    dead_letter_channel: { type: ['string', 'null'] },
+  },
+  additionalProperties: false,
+};
+const replayJob = strict({
+  id: { type: 'string' },
+  state: {
+    type: 'string',
+    enum: ['planned', 'queued', 'running', 'done', 'cancelled', 'failed'],
+  },
+  matched: count('messages the job selected (fixed when it was made)'),
+  replayed: count('copies stored so far'),
+  started_at: msOrNull,
+  finished_at: msOrNull,
+  to: { type: 'string' },
+  rate_per_second: { type: 'integer', minimum: 1, maximum: 10000 },
+});
+
 export const RESULTS = {
+  historyList: strict({
+    items: { type: 'array', items: strict(historySummary) },
+    next_cursor: { type: ['string', 'null'] },
+  }),
+  historyDetail: strict({
+    ...historySummary,
+    body: { description: 'the body as stored (JSON, or a string for text, bytes and v8)' },
+    content_type: { type: 'string', enum: ['json', 'text', 'bytes', 'v8'] },
+    metadata: { type: 'object' },
+    webhook: {
+      type: ['object', 'null'],
+      properties: {
+        method: { type: 'string' },
+        query: { type: 'string' },
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+        verified: { type: ['boolean', 'null'] },
+      },
+    },
+    timeline: { type: 'array', items: timelineEntry },
+  }),
+  replayed: strict({ id: { type: 'string' } }),
+  replayJob,
   send: strict({ id: { type: 'string' } }),
   sendBatch: strict({ ids: { type: 'array', items: { type: 'string' } } }),
   pull: strict({

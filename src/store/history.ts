@@ -13,7 +13,7 @@ import type {
   HistoryStore,
   TimelineEntry,
 } from './historyTypes';
-import { compactUuid, parseRecord, uuidText } from './records';
+import { compactUuid, parseRecord, uuidText, type RecordHeader } from './records';
 
 const ENDED_STATUS: Record<string, HistoryStatus> = {
   a: 'acked',
@@ -64,11 +64,10 @@ function statusOf(timelineText: string, ended: boolean): HistoryStatus {
   return last[0] === 'd' ? 'in_flight' : 'pending';
 }
 
-/** The bytes a record counts (its record's size, as lua/lib/common.lua's record_fields). */
-function sizeOf(record: string): number {
-  const sized = /^(?:\d+\|[^|]*\|)?.{41}[0-9a-z]+:[^|]*\|\d*\|(\d+)\|/.exec(record);
+/** The bytes a full record counts (as lua/lib/common.lua's record_fields reads them). */
+function sizeOf(record: string, header: RecordHeader): number {
+  const sized = /^\d+\|[^|]*\|.{41}[0-9a-z]+:[^|]*\|\d*\|(\d+)\|/.exec(record);
   if (sized) return Number(sized[1]);
-  const header = parseRecord(record.startsWith('0|') ? record : `0||${record}`);
   return Buffer.byteLength(header.metadataJson) + Buffer.byteLength(header.bodyJson);
 }
 
@@ -114,7 +113,7 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
         entrance: received?.type === 'received' ? received.entrance : 'api',
         status: statusOf(timelineText, ended),
         attempts: timeline.filter((t) => t.type === 'delivery').length,
-        size: record ? sizeOf(record) : 0,
+        size: record && message ? sizeOf(record, message) : 0,
         message,
         timeline,
       });

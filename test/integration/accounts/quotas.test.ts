@@ -211,6 +211,7 @@ describe('channel limit', () => {
       delay_seconds: 0,
       retention_seconds: 3600,
       receive_wait_seconds: 0,
+      history_seconds: 0,
     });
     // ... but an existing one is fine
     expect((await put('c1', { dead_letter_channel: 'c3' })).status).toBe(200);
