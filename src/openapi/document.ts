@@ -59,6 +59,20 @@ const PARAMETERS: Record<string, object> = {
     required: true,
     schema: { type: 'string', pattern: '^[0-9a-f]{16}$' },
   },
+  messageId: {
+    name: 'messageId',
+    in: 'path',
+    required: true,
+    description: 'a message id (a UUID)',
+    schema: { type: 'string', format: 'uuid' },
+  },
+  replayId: {
+    name: 'replayId',
+    in: 'path',
+    required: true,
+    description: 'a replay job id (a UUID)',
+    schema: { type: 'string', format: 'uuid' },
+  },
   key: {
     name: 'key',
     in: 'path',

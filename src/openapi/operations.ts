@@ -76,7 +76,11 @@ const REPLAY_JOB_REQUEST = {
       type: 'string',
       enum: ['pending', 'in_flight', 'acked', 'dead', 'expired', 'purged'],
     },
-    filter: { type: 'object', description: 'a filter (docs/api/filters.md)' },
+    filter: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'a filter (docs/api/filters.md)',
+    },
     to: { type: 'string', description: 'the channel the copies go to (default: this one)' },
     rate_per_second: { type: 'integer', minimum: 1, maximum: 10000, default: 100 },
     dry_run: { type: 'boolean', description: 'only count: state planned' },

@@ -212,7 +212,7 @@ export const RESULTS = {
     ...historySummary,
     body: { description: 'the body as stored (JSON, or a string for text, bytes and v8)' },
     content_type: { type: 'string', enum: ['json', 'text', 'bytes', 'v8'] },
-    metadata: { type: 'object' },
+    metadata: { type: 'object', additionalProperties: true, description: 'as sent' },
     webhook: {
       type: ['object', 'null'],
       properties: {

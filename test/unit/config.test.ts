@@ -96,7 +96,7 @@ test.each([
   ],
   [
     { RELAY_PLANS: '{"free":{"max_chanels":5}}' },
-    'RELAY_PLANS.free.max_chanels is not a plan limit; use max_storage_bytes, max_channels, retention_seconds, rate_limit_per_second, rate_limit_burst, max_tokens, max_websocket_connections, max_long_polls, max_webhook_bytes, webhook_refusals_per_second, max_sqs_message_bytes',
+    'RELAY_PLANS.free.max_chanels is not a plan limit; use max_storage_bytes, max_channels, retention_seconds, rate_limit_per_second, rate_limit_burst, max_tokens, max_websocket_connections, max_long_polls, max_webhook_bytes, webhook_refusals_per_second, max_sqs_message_bytes, max_history_seconds',
   ],
   [
     { RELAY_PLANS: '{"gold":{"max_channels":5}}' },
