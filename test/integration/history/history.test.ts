@@ -161,7 +161,11 @@ test('bad parameters are 400s naming them', async () => {
     400,
     'since must be epoch milliseconds or an ISO-8601 time',
   );
-  expectError(await historyOf('orders', '?limit=101'), 400, 'limit must be a whole number from 1 to 100');
+  expectError(
+    await historyOf('orders', '?limit=101'),
+    400,
+    'limit must be a whole number from 1 to 100',
+  );
   expectError(
     await historyOf('orders', '?filter=%7B'),
     400,
