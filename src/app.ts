@@ -136,6 +136,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   };
   const relay = createRelay(deps);
   const replayRunner = new ReplayRunner(deps, config.replayTickMs ?? 200);
+  metrics.historySource = () => store.history.countAll();
   const isShuttingDown = () => shuttingDown;
 
   const app = express();

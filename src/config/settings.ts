@@ -195,7 +195,7 @@ export const SETTINGS = {
   replayTickMs: integer('RELAY_REPLAY_TICK_MS', {
     default: 200,
     min: 10,
-    max: 1000,
+    max: 60_000,
     unit: 'ms',
     description:
       'how often each pod steps the bulk replay jobs it runs (a cancel stops copies within about this)',

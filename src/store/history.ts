@@ -3,7 +3,8 @@
  * received_at, each record with its timeline and, for a message still in its channel, the
  * message's own record. Read-only: the scripts that store and end messages write it.
  */
-import { channelKeys, historyKeys } from './keys';
+import { channelKeys, HISTORY_INDEX_PATTERN, historyKeys } from './keys';
+import { isCluster } from './redis';
 import type { StoreContext } from './context';
 import type {
   HistoryBatch,
@@ -70,6 +71,9 @@ function sizeOf(record: string, header: RecordHeader): number {
   if (sized) return Number(sized[1]);
   return Buffer.byteLength(header.metadataJson) + Buffer.byteLength(header.bodyJson);
 }
+
+/** The most history indexes the gauge counts (a bound on a scrape's work). */
+const HISTORY_SCAN_KEYS = 10_000;
 
 export function createHistoryStore(ctx: StoreContext): HistoryStore {
   const redis = ctx.redis;
@@ -186,6 +190,34 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
         out.set(compactUuid(entry.id), entry);
       }
       return out;
+    },
+
+    /**
+     * Records in every channel's history, service-wide (a SCAN of each master, for the
+     * gauge; at most HISTORY_SCAN_KEYS history indexes are counted).
+     */
+    async countAll(): Promise<number> {
+      const nodes = isCluster(redis) ? redis.nodes('master') : [redis];
+      let total = 0;
+      let seen = 0;
+      for (const node of nodes) {
+        let cursor = '0';
+        do {
+          const [next, keys] = await node.scan(
+            cursor,
+            'MATCH',
+            HISTORY_INDEX_PATTERN,
+            'COUNT',
+            1000,
+          );
+          cursor = next;
+          for (const key of keys) {
+            if (++seen > HISTORY_SCAN_KEYS) return total;
+            total += await node.zcard(key);
+          }
+        } while (cursor !== '0');
+      }
+      return total;
     },
 
     /** How many records the channel's history holds. */

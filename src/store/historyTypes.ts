@@ -73,6 +73,7 @@ export interface HistoryStore {
   get(account: string, channel: string, messageId: string): Promise<HistoryEntry | null>;
   getMany(account: string, channel: string, ids: string[]): Promise<Map<string, HistoryEntry>>;
   count(account: string, channel: string): Promise<number>;
+  countAll(): Promise<number>;
 }
 
 export interface ReplayStore {

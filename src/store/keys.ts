@@ -93,6 +93,9 @@ export function replayIdsKey(accountId: string, channelId: string, jobId: string
   return `${PREFIX}:{${accountId}}:c:${channelId}:replay_ids:${jobId}`;
 }
 
+/** SCAN pattern of every channel's history index (the relayq_history_records gauge). */
+export const HISTORY_INDEX_PATTERN = `${PREFIX}:{*}:c:*:hi`;
+
 /** The KEYS[1..6] every account-level script takes, in order. */
 export function accountKeyList(accountId: string): string[] {
   const k = accountKeys(accountId);

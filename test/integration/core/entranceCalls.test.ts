@@ -24,6 +24,7 @@ const env = {
   RELAY_SWEEP_INTERVAL_MS: '60000',
   RELAY_GAUGE_INTERVAL_MS: '60000',
   RELAY_DUE_REPAIR_PASS_MS: '60000',
+  RELAY_REPLAY_TICK_MS: '60000',
 };
 
 beforeAll(async () => {

@@ -251,3 +251,50 @@ test('replay one: exact body and metadata, metadata.replay.of, to itself or anot
     'into is not a field of a replay; use to',
   );
 });
+
+test('a webhook delivery: entrance webhook, its request and verdict, hostile values kept as text', async () => {
+  await historyOn('inbox');
+  const created = await post('/v1/relay/channels/inbox/webhooks', {});
+  expect(created.status).toBe(200);
+  const path = new URL(created.body.result.url).pathname;
+  const hostile = '<img src=x onerror="alert(1)">';
+  const res = await rq.http
+    .post(`${path}?a=1`)
+    .set('Content-Type', 'application/json')
+    .set('X-Evil', hostile)
+    .send('{"action":"</script><script>alert(1)</script>"}');
+  expect(res.status).toBe(200);
+  const [item] = (await historyOf('inbox')).body.result.items;
+  expect(item).toMatchObject({ entrance: 'webhook', status: 'pending', attempts: 0 });
+  const d = await detail('inbox', item.id);
+  expect(d).toMatchObject({
+    entrance: 'webhook',
+    content_type: 'text',
+    body: '{"action":"</script><script>alert(1)</script>"}',
+    webhook: { method: 'POST', verified: null },
+  });
+  expect(d.webhook.query).toContain('a=1');
+  expect(d.webhook.headers['x-evil']).toBe(hostile);
+  // a replay keeps the request's headers (metadata.webhook) byte for byte
+  const copy = await post(`/v1/relay/channels/inbox/history/${item.id}/replay`, { to: 'local' });
+  const pulled = (await rq.client.pullOk('local')).messages[0];
+  expect(pulled.id).toBe(copy.body.result.id);
+  expect(pulled.body).toBe(d.body);
+  expect((pulled.metadata as { webhook: { headers: object } }).webhook.headers).toEqual(
+    d.webhook.headers,
+  );
+});
+
+test('metrics: relayq_history_records and relayq_replayed_messages_total', async () => {
+  await historyOn('orders');
+  const replayed = async () =>
+    (await rq.app.relay.metrics.replayed.get()).values.reduce((n, v) => n + v.value, 0);
+  const before = await replayed();
+  const id = await rq.client.sendOk('orders', { body: 1 });
+  await rq.client.sendOk('orders', { body: 2 });
+  await post(`/v1/relay/channels/orders/history/${id}/replay`);
+  const text = await rq.app.relay.metrics.registry.metrics();
+  expect(text).toMatch(/^relayq_history_records 3$/m);
+  expect(text).toMatch(/^relayq_replayed_messages_total \d+$/m);
+  expect((await replayed()) - before).toBe(1);
+});
