@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { registerAccountCommands } from './account.js';
 import { registerChannelCommands } from './channels.js';
 import { registerForwardCommand } from './forward.js';
+import { registerHistoryCommands } from './history.js';
 import { registerMessageCommands } from './messages.js';
 
 export const CLIENT_COMMANDS: ReadonlyArray<(program: Command) => void> = [
@@ -14,6 +15,7 @@ export const CLIENT_COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerChannelCommands,
   registerAccountCommands,
   registerForwardCommand,
+  registerHistoryCommands,
 ];
 
 export function registerClientCommands(program: Command): void {
