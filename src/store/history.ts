@@ -83,6 +83,7 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
     account: string,
     channel: string,
     found: { id: string; at: number }[],
+    again = true,
   ): Promise<HistoryEntry[]> {
     if (found.length === 0) return [];
     const h = historyKeys(account, channel);
@@ -100,14 +101,21 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
         : await redis.hmget(channelKeys(account, channel).messages, ...living.map((l) => l.seq));
     const live = new Map<number, string | null>();
     living.forEach((l, j) => live.set(l.index, liveRecords[j]));
-    const out: HistoryEntry[] = [];
+    const out: (HistoryEntry | number)[] = [];
+    const ended: { id: string; at: number }[] = [];
     for (let i = 0; i < found.length; i++) {
       const value = values[2 * i];
       const timelineText = values[2 * i + 1];
       if (!value || !timelineText) continue; // swept between the two reads
-      const ended = value[0] === 'E';
-      let record: string | null = ended ? `0||${value.slice(1)}` : (live.get(i) ?? null);
-      if (record && !ended && !record.includes(found[i].id)) record = null;
+      const isEnded = value[0] === 'E';
+      let record: string | null = isEnded ? `0||${value.slice(1)}` : (live.get(i) ?? null);
+      if (record && !isEnded && !record.includes(found[i].id)) record = null;
+      if (!record && !isEnded && again) {
+        // the message ended between the two reads: its kept record is read once more
+        out.push(ended.length);
+        ended.push(found[i]);
+        continue;
+      }
       const message = record ? parseRecord(record) : null;
       const timeline = parseTimeline(timelineText);
       const received = timeline[0];
@@ -115,14 +123,21 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
         id: uuidText(found[i].id),
         receivedAt: found[i].at,
         entrance: received?.type === 'received' ? received.entrance : 'api',
-        status: statusOf(timelineText, ended),
+        status: statusOf(timelineText, isEnded),
         attempts: timeline.filter((t) => t.type === 'delivery').length,
         size: record && message ? sizeOf(record, message) : 0,
         message,
         timeline,
       });
     }
-    return out;
+    if (ended.length === 0) return out as HistoryEntry[];
+    const reread = await read(account, channel, ended, false);
+    const byId = new Map(reread.map((e) => [e.id, e]));
+    return out.flatMap((e) => {
+      if (typeof e !== 'number') return [e];
+      const again = byId.get(uuidText(ended[e].id));
+      return again ? [again] : [];
+    });
   }
 
   return {
