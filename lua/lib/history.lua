@@ -56,11 +56,16 @@ HIST.ended = function(rec, rest, kind, detail)
   local now = now_ms()
   if not history_append(id, kind .. ',' .. now .. ',' .. detail) then return end
   local t = HIST.keys
-  local _, _, _, size = record_fields(rec, rest)
-  redis.call('HSET', t.h, id, 'E' .. string.sub(rec, rest))
-  redis.call('HINCRBY', t.h, '#bytes', size)
-  if redis.call('EXISTS', HIST.k.account) == 1 then
-    redis.call('HINCRBY', HIST.k.account, 'storage_bytes', size)
+  -- a message redriven back after it ended here ends again: its record is kept (and
+  -- charged) once, its timeline goes on
+  local kept = redis.call('HGET', t.h, id)
+  if not kept or string.sub(kept, 1, 1) ~= 'E' then
+    local _, _, _, size = record_fields(rec, rest)
+    redis.call('HSET', t.h, id, 'E' .. string.sub(rec, rest))
+    redis.call('HINCRBY', t.h, '#bytes', size)
+    if redis.call('EXISTS', HIST.k.account) == 1 then
+      redis.call('HINCRBY', HIST.k.account, 'storage_bytes', size)
+    end
   end
   local gone = now + HIST.ms
   redis.call('ZADD', t.e, gone, id)
