@@ -298,3 +298,22 @@ test('metrics: relayq_history_records and relayq_replayed_messages_total', async
   expect(text).toMatch(/^relayq_replayed_messages_total \d+$/m);
   expect((await replayed()) - before).toBe(1);
 });
+
+test('a dead letter redriven back and acked: one record, charged once, its timeline goes on', async () => {
+  await historyOn('jobs', 3600, { max_attempts: 1, dead_letter_channel: 'jobs-dlq' });
+  const id = await rq.client.sendOk('jobs', { body: 1 });
+  let [m] = (await rq.client.pullOk('jobs')).messages;
+  await rq.client.retryOk('jobs', [{ lease_id: m.lease_id }]);
+  expect(await rq.client.redriveOk('jobs-dlq')).toBe(1);
+  [m] = (await rq.client.pullOk('jobs')).messages;
+  expect(m.id).toBe(id);
+  await rq.client.ackOk('jobs', [m.lease_id]);
+  expect(types(await detail('jobs', id))).toEqual([
+    'received',
+    'delivery',
+    'dead_letter',
+    'delivery',
+    'ack',
+  ]);
+  expect(await storageBytes(rq.app, 'hh')).toBe(3);
+});
