@@ -1,8 +1,8 @@
 --[[
 account_create: create an account.
 KEYS[1..6] account keys: account, channels, timers, usage, events, tokens
-ARGV[1] account id
-ARGV[2] plan name
+ARGV[1] account: the account id
+ARGV[2] plan: the plan name
 Returns: created_ms
 Errors:  ACCOUNT_EXISTS
 ]]

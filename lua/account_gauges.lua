@@ -2,8 +2,8 @@
 account_gauges: one account's backlog, exact at this moment, for the service-wide
 gauges (folded into them by gauges_fold). O(channels of the account). Reads only.
 KEYS[1..6] account keys: account, channels, timers, usage, events, tokens
-KEYS[7..]  6 channel keys (q, f, m, x, d, dx) for each channel named in ARGV, in order
-ARGV[1] n, the number of channels; ARGV[2..n+1] their ids (every channel of the account)
+KEYS[7..] channels keys: q, f, m, x, d, dx of each channel named in ARGV, in order
+ARGV[1] n: the number of channels; ARGV[2..n+1] their ids (every channel of the account)
 Returns: { version_us, queued, delayed, in_flight, dead_letter, storage_bytes, channels,
            oldest_message_ms or false, next_expiry_ms or false } for an account that exists;
          { version_us, 0, 0, 0, 0, 0, 0, false, false } for one that does not (any more);

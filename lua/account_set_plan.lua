@@ -2,7 +2,7 @@
 account_set_plan: change an account's plan. Its limits change at once; messages
 already stored keep the retention they were sent with.
 KEYS[1..6] account keys: account, channels, timers, usage, events, tokens
-ARGV[1] plan name
+ARGV[1] plan: the plan name
 Returns: 1
 Errors:  ACCOUNT_NOT_FOUND
 ]]

@@ -5,9 +5,9 @@ sweeper is the backup). Publishes nothing when no announcement is pending.
 The event's count is the number of the channel's messages still available (the
 sends it stands for may have been pulled meanwhile: then 0, and no long poll wakes).
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
-KEYS[7..12] channel keys of the channel (q and f are read)
-ARGV[1] channel id
-ARGV[2] fan-out window ms (integer)
+KEYS[7..12] channel keys: q, f, m, x, d, dx of the channel (q and f are read)
+ARGV[1] channel: the channel id
+ARGV[2] fanout_window_ms: the fan-out window (integer)
 Returns: false when nothing is pending any more (published now or by someone else),
          else the ms until the window ends (call again then)
 Errors:  none

@@ -4,28 +4,28 @@ channel (and its dead-letter channel) if needed, within the plan's channel limit
 Resuming a paused channel that has messages available announces them (one
 new_message with their count), so long polls and WebSocket subscribers wake.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
-KEYS[7..12] channel keys of the channel
+KEYS[7..12] channel keys: q, f, m, x, d, dx of the channel
 KEYS[13..15] history keys: h, hi, he of the channel (lua/lib/history.lua): deleted when
             history_seconds is turned off
-ARGV[1] channel id
-ARGV[2] max_channels of the plan
-ARGV[3] max_attempts ('' keeps the current value)
-ARGV[4] dedup_window_seconds ('' keeps the current value)
-ARGV[5] 'keep', 'clear' or 'set': what to do with the dead-letter channel
-ARGV[6] dead-letter channel id (with 'set')
-ARGV[7] paused: '1', '0', or '' to keep
-ARGV[8] visibility_timeout_ms: integer, '-' to reset to the default, '' to keep
-ARGV[9] delay_ms: integer, '-' to reset to the default, '' to keep
-ARGV[10] retention_ms: integer, '-' to reset to the default, '' to keep
-ARGV[11] receive_wait_ms (SQS ReceiveMessageWaitTimeSeconds): integer, '-' to reset, '' to keep
-ARGV[12..] named settings to change, each 'name=value' (value without '|'); 'name=' removes it
+ARGV[1] channel: the channel id
+ARGV[2] max_attempts: '' keeps the current value
+ARGV[3] dedup_window_seconds: '' keeps the current value
+ARGV[4] dlq_mode: 'keep', 'clear' or 'set': what to do with the dead-letter channel
+ARGV[5] dead_letter_channel: the dead-letter channel id (with 'set')
+ARGV[6] paused: '1', '0', or '' to keep
+ARGV[7] visibility_timeout_ms: integer, '-' to reset to the default, '' to keep
+ARGV[8] delay_ms: integer, '-' to reset to the default, '' to keep
+ARGV[9] retention_ms: integer, '-' to reset to the default, '' to keep
+ARGV[10] receive_wait_ms: (SQS ReceiveMessageWaitTimeSeconds) integer, '-' to reset, '' to keep
+ARGV[11..] named settings to change, each 'name=value' (value without '|'); 'name=' removes it
+The plan's max_channels comes from PLANS.
 Returns: the config string
 Errors:  ACCOUNT_GONE (the caller's account was deleted); CHANNEL_LIMIT <max_channels>
 ]]
 local k = account_keys(1)
 local ch = channel_keys(7)
 local channel = ARGV[1]
-local max_channels = tonumber(ARGV[2])
+local max_channels = account_limits(k).max_channels
 if redis.call('EXISTS', k.account) == 0 then
   return redis.error_reply('ACCOUNT_GONE')
 end
@@ -33,8 +33,8 @@ local now = now_ms()
 local cfg = redis.call('HGET', k.channels, channel)
 local new_channels = 0
 if not cfg then new_channels = 1 end
-local dlq_new = ARGV[5] == 'set' and ARGV[6] ~= channel
-  and redis.call('HEXISTS', k.channels, ARGV[6]) == 0
+local dlq_new = ARGV[4] == 'set' and ARGV[5] ~= channel
+  and redis.call('HEXISTS', k.channels, ARGV[5]) == 0
 if dlq_new then new_channels = new_channels + 1 end
 if new_channels > 0 and redis.call('HLEN', k.channels) + new_channels > max_channels then
   return redis.error_reply('CHANNEL_LIMIT ' .. max_channels)
@@ -46,21 +46,21 @@ if cfg then
   settings = parse_settings(cfg)
 end
 local was_paused = settings.paused
-if ARGV[3] ~= '' then max_attempts = tonumber(ARGV[3]) end
-if ARGV[4] ~= '' then dedup_window = tonumber(ARGV[4]) end
-if ARGV[5] == 'clear' then dlq = '' elseif ARGV[5] == 'set' then dlq = ARGV[6] end
-if ARGV[7] ~= '' then settings.paused = ARGV[7] == '1' end
+if ARGV[2] ~= '' then max_attempts = tonumber(ARGV[2]) end
+if ARGV[3] ~= '' then dedup_window = tonumber(ARGV[3]) end
+if ARGV[4] == 'clear' then dlq = '' elseif ARGV[4] == 'set' then dlq = ARGV[5] end
+if ARGV[6] ~= '' then settings.paused = ARGV[6] == '1' end
 local function apply(current, arg)
   if arg == '' then return current end
   if arg == '-' then return nil end
   return tonumber(arg)
 end
-settings.visibility_ms = apply(settings.visibility_ms, ARGV[8])
-settings.delay_ms = apply(settings.delay_ms, ARGV[9])
-settings.retention_ms = apply(settings.retention_ms, ARGV[10])
-settings.receive_wait_ms = apply(settings.receive_wait_ms, ARGV[11])
+settings.visibility_ms = apply(settings.visibility_ms, ARGV[7])
+settings.delay_ms = apply(settings.delay_ms, ARGV[8])
+settings.retention_ms = apply(settings.retention_ms, ARGV[9])
+settings.receive_wait_ms = apply(settings.receive_wait_ms, ARGV[10])
 settings.named = settings.named or {}
-for i = 12, #ARGV do
+for i = 11, #ARGV do
   local name, value = string.match(ARGV[i], '^([%w_]+)=([^|]*)$')
   if name then settings.named[name] = value ~= '' and value or nil end
 end
@@ -70,7 +70,7 @@ if not tonumber(settings.named.history_seconds or '') or tonumber(settings.named
   history_drop(k, history_keys(13))
 end
 if dlq_new then
-  redis.call('HSET', k.channels, ARGV[6], format_config(DEFAULT_MAX_ATTEMPTS, DEFAULT_DEDUP_WINDOW_S, '', now))
+  redis.call('HSET', k.channels, ARGV[5], format_config(DEFAULT_MAX_ATTEMPTS, DEFAULT_DEDUP_WINDOW_S, '', now))
 end
 if was_paused and not settings.paused then
   local available = available_count(ch, now)

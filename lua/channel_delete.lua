@@ -7,11 +7,11 @@ setting (so that their last deliveries are discarded instead of bringing the
 deleted channel back); this walks the account's channels, at most the plan's
 channel limit.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
-KEYS[7..12] channel keys of the channel
-KEYS[13]    the account's webhooks hash                                 (rq:{a}:webhooks)
-KEYS[14]    the channel's tags hash                                   (rq:{a}:c:<channel>:tags)
+KEYS[7..12] channel keys: q, f, m, x, d, dx of the channel
+KEYS[13..13] webhooks keys: webhooks (rq:{a}:webhooks)
+KEYS[14..14] tags keys: tags (rq:{a}:c:<channel>:tags)
 KEYS[15..17] history keys: h, hi, he of the channel (lua/lib/history.lua): deleted too
-ARGV[1] channel id
+ARGV[1] channel: the channel id
 Returns: deleted_count (messages deleted)
 Errors:  CHANNEL_NOT_FOUND
 ]]

@@ -4,9 +4,9 @@ keeping the channel, its configuration and its dedup history. A channel that kee
 history (history_seconds) keeps each message's record, marked purged; the channel's timer
 is then set to the first record's end (the caller lowers the due index to it).
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
-KEYS[7..12] channel keys of the channel
+KEYS[7..12] channel keys: q, f, m, x, d, dx of the channel
 KEYS[13..15] history keys: h, hi, he of the channel (lua/lib/history.lua)
-ARGV[1] channel id
+ARGV[1] channel: the channel id
 Returns: purged_count
 Errors:  CHANNEL_NOT_FOUND
 ]]

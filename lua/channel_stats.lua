@@ -2,8 +2,8 @@
 channel_stats: a channel's counts and configuration, exact at this moment,
 in O(log n) (expiring_within_1h: O(minutes of expiry within the hour)). Reads only.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
-KEYS[7..12] channel keys of the channel
-ARGV[1] channel id
+KEYS[7..12] channel keys: q, f, m, x, d, dx of the channel
+ARGV[1] channel: the channel id
 Returns: { queued, delayed, in_flight, storage_bytes, oldest_message_ms or false, config,
            expiring_within_1h, now_ms } or false
          when the channel does not exist. queued counts messages available now,

@@ -7,13 +7,13 @@ accounts whose earliest timer has come due; a claimed account's score moves to
 now + claim_ms, so if the pod dies another takes it then. In 'leave' mode the
 pod gives the partition up if it owns it. Either way the pod is recorded as
 seen, so every pod can tell how many share the partitions.
-KEYS[1] due index of the partition   rq:{~dueN}:due   (zset account -> earliest due ms)
-KEYS[2] owner of the partition       rq:{~dueN}:owner (string pod id, expires)
-KEYS[3] pods seen                    rq:{~dueN}:pods  (zset pod id -> last seen ms)
-ARGV[1] claim_ms (integer)
-ARGV[2] limit (integer)
-ARGV[3] pod id
-ARGV[4] ownership lease ms (integer)
+KEYS[1..1] due keys: due (rq:{~dueN}:due, zset account -> earliest due ms)
+KEYS[2..3] partition keys: owner, pods (rq:{~dueN}:owner, the pod id, expires;
+           rq:{~dueN}:pods, zset pod id -> last seen ms)
+ARGV[1] claim_ms: integer
+ARGV[2] limit: integer
+ARGV[3] pod_id: this pod
+ARGV[4] lease_ms: the ownership lease (integer)
 ARGV[5] mode: 'take' or 'leave'
 Returns: { ms another pod still owns the partition (0 when this pod owns it now, -1 when
            nobody does), pods seen within 3 leases, { account, claim_score, ... } }

@@ -3,8 +3,8 @@ dead_letter_sources: the source channels of the dead-lettered messages waiting
 (not in flight) in a channel, from the oldest, so that a redrive without `to`
 can move each back where it came from. Reads only.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
-KEYS[7..12] channel keys of the dead-letter channel
-ARGV[1] how many waiting messages to look at (integer)
+KEYS[7..12] channel keys: q, f, m, x, d, dx of the dead-letter channel
+ARGV[1] scan: how many waiting messages to look at (integer)
 Returns: { source channel, ... } distinct, in order of first appearance
 Errors:  none
 ]]

@@ -3,7 +3,7 @@ due_channels: the channels of an account whose timer has come due, with the
 dead-letter channel each is configured with, so that the caller can pass that
 channel's keys to sweep_channel. Reads only.
 KEYS[1..6] account keys: account, channels, timers, usage, events, tokens
-ARGV[1] limit (integer)
+ARGV[1] limit: integer
 Returns: { channel, dead_letter_channel ('' for none), ... }
 Errors:  none
 ]]

@@ -3,16 +3,20 @@ gauges_fold: fold one account's snapshot (from account_gauges) into the
 service-wide gauges: the totals change by the difference to the snapshot
 folded before. A snapshot not newer than the one folded is ignored, so folding
 is idempotent and pods may fold the same account concurrently, in any order.
-KEYS[1] gauges: hash of service-wide totals            (rq:{~sys}:gauges)
-KEYS[2] gauge_accounts: hash account -> last folded     (rq:{~sys}:gauge_accounts)
-        "version_us|queued|delayed|in_flight|dead_letter|storage_bytes|channels"
-KEYS[3] gauge_oldest: zset account -> oldest message ms (rq:{~sys}:gauge_oldest)
-KEYS[4] gauge_expiry: zset account -> its next retention expiry ms (rq:{~sys}:gauge_expiry)
-ARGV[1] account id
-ARGV[2] version_us of the snapshot
-ARGV[3..8] queued, delayed, in_flight, dead_letter, storage_bytes, channels (integers)
-ARGV[9] oldest message ms ('' for none)
-ARGV[10] next retention expiry ms ('' for none)
+KEYS[1..4] fold keys: gauges, gauge_accounts, gauge_oldest, gauge_expiry (rq:{~sys}:...):
+           the hash of service-wide totals, hash account -> last folded
+           ("version_us|queued|delayed|in_flight|dead_letter|storage_bytes|channels"), zset
+           account -> oldest message ms, zset account -> its next retention expiry ms
+ARGV[1] account: the account id
+ARGV[2] version_us: of the snapshot
+ARGV[3] queued: integer
+ARGV[4] delayed: integer
+ARGV[5] in_flight: integer
+ARGV[6] dead_letter: integer
+ARGV[7] storage_bytes: integer
+ARGV[8] channels: integer
+ARGV[9] oldest_ms: the oldest message's send ms ('' for none)
+ARGV[10] next_expiry_ms: the next retention expiry ('' for none)
 Returns: 1 when folded, 0 when an equal or newer snapshot was folded before
 Errors:  none
 ]]

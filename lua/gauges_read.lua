@@ -1,9 +1,8 @@
 --[[
 gauges_read: the service-wide gauges for one scrape, in O(log accounts). Reads only.
-KEYS[1] gauges: hash of service-wide totals            (rq:{~sys}:gauges)
-KEYS[2] gauge_oldest: zset account -> oldest message ms (rq:{~sys}:gauge_oldest)
-KEYS[3] accounts: set of every account id              (rq:{~sys}:accounts)
-KEYS[4] gauge_expiry: zset account -> next expiry ms   (rq:{~sys}:gauge_expiry)
+KEYS[1..4] totals keys: gauges, gauge_oldest, accounts, gauge_expiry (rq:{~sys}:...): the
+           hash of service-wide totals, zset account -> oldest message ms, the set of
+           every account id, zset account -> next expiry ms
 ARGV    none
 Returns: { queued, delayed, in_flight, dead_letter, storage_bytes, channels, accounts,
            oldest_message_ms or false, now_ms, next_expiry_ms or false }

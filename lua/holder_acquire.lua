@@ -3,10 +3,10 @@ holder_acquire: take one place under an account's cap on concurrent holders
 (open WebSockets, long-poll waits), across every pod. Each place is a lease
 that its pod refreshes (holder_refresh); places of a crashed pod lapse when
 their lease ends, so the cap heals without the pod.
-KEYS[1] holders  rq:{account}:holders:<kind>  (zset: holder id -> lease end ms)
-ARGV[1] holder id (string, unique per pod and holder)
+KEYS[1..1] holders keys: holders (rq:{account}:holders:<kind>, zset holder id -> lease end ms)
+ARGV[1] holder_id: unique per pod and holder
 ARGV[2] cap: most holders at once (integer)
-ARGV[3] lease length (ms, integer)
+ARGV[3] lease_ms: the lease length (integer)
 Returns: { 1, holders now } when taken, { 0, holders now } when the cap is reached
 Errors:  none
 ]]

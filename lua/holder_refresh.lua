@@ -1,8 +1,8 @@
 --[[
 holder_refresh: extend the leases of places this pod still holds, so that
 they outlive the refresh interval but not a crash of the pod.
-KEYS[1] holders  rq:{account}:holders:<kind>  (zset: holder id -> lease end ms)
-ARGV[1] lease length (ms, integer)
+KEYS[1..1] holders keys: holders (rq:{account}:holders:<kind>, zset holder id -> lease end ms)
+ARGV[1] lease_ms: the lease length (integer)
 ARGV[2..n] holder ids (strings)
 Returns: how many of them were still held
 Errors:  none

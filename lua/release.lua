@@ -5,8 +5,8 @@ place by send time, and the delivery is not counted (attempts - 1); one
 new_message with their count tells the channel's other consumers. Unknown,
 stale, malformed and repeated lease ids are ignored.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
-KEYS[7..12] channel keys of the channel
-ARGV[1] channel id
+KEYS[7..12] channel keys: q, f, m, x, d, dx of the channel
+ARGV[1] channel: the channel id
 ARGV[2..] lease ids
 Returns: released_count
 Errors:  none

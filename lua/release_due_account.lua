@@ -2,10 +2,10 @@
 release_due_account: after a sweep, set a claimed account's entry in its
 partition of the due index to its next due time (or remove it). If a sender lowered the entry
 meanwhile, the lower of the two is kept.
-KEYS[1] due index of the account's partition   rq:{~dueN}:due
-ARGV[1] account id
-ARGV[2] claim_score returned by claim_due_accounts
-ARGV[3] next due ms ('' for none)
+KEYS[1..1] due keys: due (rq:{~dueN}:due, the due index of the account's partition)
+ARGV[1] account: the account id
+ARGV[2] claim_score: as claim_due_accounts returned it
+ARGV[3] next_due_ms: '' for none
 Returns: 1
 Errors:  none
 ]]

@@ -2,7 +2,8 @@
 replay_cancel: cancel a bulk replay job that is queued or running (its runner stores no
 new copy once it sees the state: before each copy it checks it); a job that ended stays as
 it is.
-KEYS[1] jobs: hash job id -> job json                    (rq:{a}:c:<channel>:replays)
+KEYS[1..3] replay keys: jobs, order, lease (rq:{a}:c:<channel>:replays, :replay_order,
+           :replay_lease; src/store/keys.ts replayKeys): only jobs is used here
 ARGV[1] job_id: the job
 Returns: the job json after the change
 Errors:  REPLAY_NOT_FOUND

@@ -2,9 +2,9 @@
 replay_claim: take, or keep, the lease on a channel's current bulk replay job (the first
 of its jobs, in creation order, that is queued or running: one runs at a time per channel).
 A queued job becomes running (started_at = now). Jobs that ended leave the order.
-KEYS[1] jobs: hash job id -> job json                    (rq:{a}:c:<channel>:replays)
-KEYS[2] order: zset job id -> created ms                  (rq:{a}:c:<channel>:replay_order)
-KEYS[3] lease: string, the pod that runs the job now     (rq:{a}:c:<channel>:replay_lease)
+KEYS[1..3] replay keys: jobs, order, lease of the channel (src/store/keys.ts replayKeys):
+           jobs a hash job id -> job json, order a zset job id -> created ms,
+           lease a string: the pod that runs the job now
 ARGV[1] pod: the claiming pod's id
 ARGV[2] lease_ms: integer, how long the lease lasts unless renewed (replay_progress)
 Returns: the job json when this pod is to run it now, false when no job waits or another

@@ -10,14 +10,14 @@ set the channel's timer to its next due time.
   - history records past the channel's history_seconds: deleted, their storage freed.
 At most `limit` items of each kind per call; if more remain, the timer stays due.
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
-KEYS[7..12]  channel keys of the channel
-KEYS[13..18] channel keys of its dead-letter channel (the channel's own again when none)
+KEYS[7..12]  channel keys: q, f, m, x, d, dx of the channel
+KEYS[13..18] target keys: q, f, m, x, d, dx of its dead-letter channel (its own again when none)
 KEYS[19..21] history keys: h, hi, he of the channel (lua/lib/history.lua)
-ARGV[1] channel id
-ARGV[2] the dead-letter channel the caller passed keys for ('' for none)
-ARGV[3] max_channels of the plan
-ARGV[4] limit (integer)
-ARGV[5] fan-out window ms (integer)
+ARGV[1] channel: the channel id
+ARGV[2] dead_letter_channel: the one the caller passed keys for ('' for none)
+ARGV[3] limit: integer
+ARGV[4] fanout_window_ms: the fan-out window (integer)
+The plan's max_channels (a dead-letter channel may have to be created) comes from PLANS.
 Returns: { account_next_due_ms or false, requeued, dead_lettered, discarded, expired,
            ms until a coalesced new_message is due or false }
 Errors:  STALE_CONFIG <dead_letter_channel> when ARGV[2] is not the configured one.
@@ -26,9 +26,9 @@ local k = account_keys(1)
 local ch = channel_keys(7)
 local dl = channel_keys(13)
 local channel = ARGV[1]
-local max_channels = tonumber(ARGV[3])
-local limit = tonumber(ARGV[4])
-local fanout_window = tonumber(ARGV[5])
+local max_channels = account_limits(k).max_channels
+local limit = tonumber(ARGV[3])
+local fanout_window = tonumber(ARGV[4])
 local now = now_ms()
 
 local function account_next_due()

@@ -2,9 +2,9 @@
 token_create: store a new token (only the hash of its secret) for an account,
 within the plan's max_tokens (dashboard sessions are not counted).
 KEYS[1..6] account keys: account, channels, timers, usage, events, tokens
-ARGV[1] token id
-ARGV[2] token record json
-ARGV[3] max_tokens of the plan (integer; 0: not checked, for dashboard sessions)
+ARGV[1] token_id: the token id
+ARGV[2] record: the token record json
+ARGV[3] counted: '1' to hold it within the plan's max_tokens (from PLANS), '0' not (sessions)
 Returns: 1
 Errors:  ACCOUNT_NOT_FOUND; TOKEN_LIMIT <max_tokens>
 ]]
@@ -12,7 +12,7 @@ local k = account_keys(1)
 if redis.call('EXISTS', k.account) == 0 then
   return redis.error_reply('ACCOUNT_NOT_FOUND')
 end
-local max_tokens = tonumber(ARGV[3] or '0')
+local max_tokens = ARGV[3] == '1' and account_limits(k).max_tokens or 0
 if max_tokens > 0 then
   local held = 0
   for _, json in ipairs(redis.call('HVALS', k.tokens)) do

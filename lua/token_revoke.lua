@@ -2,7 +2,7 @@
 token_revoke: delete a token; it is refused from the next request on, and its
 WebSocket connections are told to close (event 'r <token id>').
 KEYS[1..6] account keys: account, channels, timers, usage, events, tokens
-ARGV[1] token id
+ARGV[1] token_id: the token id
 Returns: 1
 Errors:  ACCOUNT_NOT_FOUND; TOKEN_NOT_FOUND
 ]]

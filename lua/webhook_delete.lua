@@ -1,9 +1,9 @@
 --[[
 webhook_delete: remove a webhook endpoint of a channel; its URL is refused
 from the next request on, on every pod.
-KEYS[1] the account's webhooks hash                                      (rq:{a}:webhooks)
-ARGV[1] channel id
-ARGV[2] webhook id
+KEYS[1..1] webhooks keys: webhooks (rq:{a}:webhooks)
+ARGV[1] channel: the channel id
+ARGV[2] webhook_id: the webhook id
 Returns: 1
 Errors:  WEBHOOK_NOT_FOUND (no such webhook on this channel)
 ]]

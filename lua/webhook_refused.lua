@@ -6,7 +6,7 @@ leaked URL flooded with forgeries costs the account nothing but this window.
 KEYS[1..6] account keys: account, channels, timers, usage, events, tokens
 KEYS[7..7] webhooks keys: webhooks (rq:{a}:webhooks)
 KEYS[8..8] refusals keys: refusals (rq:{a}:hookrefusals:<webhook id>, the window's counter)
-ARGV[1] webhook_id
+ARGV[1] webhook_id: the webhook the delivery came to
 ARGV[2] reason: the check that failed, one line (never a secret, the body or the URL key)
 Returns: { 1 when the refusal is within the window (and noted as the webhook's last_refusal),
            0 when the window is full, -1 when the webhook no longer exists;
@@ -16,7 +16,7 @@ Errors:  none
 local k = account_keys(1)
 local hooks, window = KEYS[7], KEYS[8]
 if redis.call('HEXISTS', hooks, ARGV[1]) == 0 then return { -1, 0 } end
-local limits = PLANS[redis.call('HGET', k.account, 'plan') or DEFAULT_PLAN] or PLANS[DEFAULT_PLAN]
+local limits = account_limits(k)
 local per_second = limits.webhook_refusals_per_second
 local n = tonumber(redis.call('GET', window) or '0')
 if per_second > 0 and n >= per_second then

@@ -111,7 +111,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   // Waiting long polls answer (with the 503) once Redis is found unreachable, not at their deadline.
   context.onUnreachable(() => waiters.wakeAll());
   redis.on('close', () => waiters.wakeAll());
-  const sweeper = new Sweeper(context, plans, logger, config.sweepIntervalMs);
+  const sweeper = new Sweeper(context, logger, config.sweepIntervalMs);
   const gauges = new BacklogGauges(context, logger, config.gaugeIntervalMs);
   registerBacklogMetrics(metrics.registry, {
     gauges,

@@ -21,6 +21,11 @@ local function plan_limits(plan)
   return PLANS[plan] or PLANS[DEFAULT_PLAN]
 end
 
+-- The limits of the account's plan (k: account_keys): plan limits reach a script only this way.
+local function account_limits(k)
+  return plan_limits(redis.call('HGET', k.account, 'plan') or DEFAULT_PLAN)
+end
+
 local refuse = redis.error_reply
 
 local function set(value)

@@ -31,7 +31,7 @@ export function accountRouter(relay: Relay): Router {
     post: async (req) => {
       const auth = await owner(req);
       const input = validateTokenCreate(objectBody(req.body));
-      return relay.tokens.issue(auth.accountId, input, auth.limits.max_tokens);
+      return relay.tokens.issue(auth.accountId, input, true);
     },
   });
 

@@ -76,8 +76,8 @@ export function adminRouter(relay: Relay, adminToken: string): Router {
     post: async (req) => {
       const id = accountParam(req);
       const input = validateTokenCreate(objectBody(req.body));
-      const account = await accounts.get(id);
-      const issued = await tokens.issue(id, input, accounts.limitsOf(account).max_tokens);
+      await accounts.get(id); // account_not_found (404) before anything is written
+      const issued = await tokens.issue(id, input, true);
       const { token, name, channels, expires_ms, aws_access_key_id, aws_secret_access_key } =
         issued;
       return {

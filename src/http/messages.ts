@@ -13,6 +13,7 @@ import {
   validateRedrive,
 } from '../schemas/requests';
 import type { Caller } from '../types';
+import { answerSignal } from '../web/answerSignal';
 import { objectBody, objectBodyText } from '../web/body';
 import { RawJson, resource } from '../web/route';
 import { requestAuth, requestCaller } from '../web/caller';
@@ -98,16 +99,14 @@ export function messagesRouter(relay: Relay): Router {
         visibilityTimeoutMs: input.visibility_timeout_ms ?? null,
         batchSize: input.batch_size ?? LIMITS.defaultPullBatch,
       };
-      const gone = new AbortController();
-      res.on('close', () => gone.abort());
-      // A client that has left (even while the request was authenticated) leases nothing.
-      if (res.closed) gone.abort();
+      // A client that has left (even while the request was authenticated) leases nothing;
+      // one that leaves while the answer is being written gives its leases back.
       const result = await relay.pull({
         caller,
         channel,
         options,
         waitMs: input.wait_ms ?? 0,
-        signal: gone.signal,
+        signal: answerSignal(res),
       });
       return pullJson(result);
     },

@@ -99,7 +99,7 @@ export function createChannels(deps: RelayDeps) {
           `history_seconds must be at most ${maxHistory} (the plan's max_history_seconds)`,
         );
       }
-      await store.channels.configure(auth.accountId, channel, auth.limits, change);
+      await store.channels.configure(auth.accountId, channel, change);
     },
 
     async purge(auth: AuthContext, channel: string): Promise<number> {
@@ -135,7 +135,7 @@ export function createChannels(deps: RelayDeps) {
         if (to === channel)
           throw invalidField('to must name another channel than the one redriven');
       }
-      return store.channels.redrive(auth.accountId, channel, auth.limits, to, max);
+      return store.channels.redrive(auth.accountId, channel, to, max);
     },
   };
 }

@@ -20,8 +20,15 @@ export interface PullRequest {
   options: PullOptions;
   /** 0: answer at once; null: the channel's receive_wait_seconds (SQS's default wait) */
   waitMs: number | null;
-  /** aborted when the client has gone: nothing more is leased, and its leases go back */
+  /**
+   * aborted when the client has gone before its whole answer was written: nothing more is
+   * leased, and the leases of an answer it did not take go back (src/web/answerSignal.ts)
+   */
   signal: AbortSignal;
+}
+
+function leaseIds(result: PullResult): string[] {
+  return result.messages.map((json) => (JSON.parse(json) as { lease_id: string }).lease_id);
 }
 
 export async function pull(deps: RelayDeps, r: PullRequest): Promise<PullResult> {
@@ -29,13 +36,26 @@ export async function pull(deps: RelayDeps, r: PullRequest): Promise<PullResult>
   const pullOnce = async (caller: Caller): Promise<PullResult> => {
     if (signal.aborted) return { backlogCount: 0, messages: [], receiveWaitMs: null };
     const result = await deps.store.queue.pull(caller, channel, options);
-    // Leases whose answer cannot be written any more go back at once, not counted.
+    if (result.messages.length === 0) return result;
+    // Leases whose answer cannot be written any more go back at once, not counted; so do
+    // those of an answer the client leaves while it is being written.
+    const giveBack = () => deps.store.queue.release(caller.accountId, channel, leaseIds(result));
     if (signal.aborted) {
-      const leaseIds = result.messages.map(
-        (json) => (JSON.parse(json) as { lease_id: string }).lease_id,
-      );
+      await giveBack();
       result.messages = [];
-      await deps.store.queue.release(caller.accountId, channel, leaseIds);
+    } else {
+      signal.addEventListener(
+        'abort',
+        () => {
+          giveBack().catch((err: unknown) =>
+            deps.log.warn(
+              { channel, error: (err as Error).message },
+              'pull: could not give back the leases of a cut-off answer',
+            ),
+          );
+        },
+        { once: true },
+      );
     }
     return result;
   };
@@ -44,6 +64,8 @@ export async function pull(deps: RelayDeps, r: PullRequest): Promise<PullResult>
   const first = await pullOnce(r.caller);
   const waitMs = r.waitMs ?? first.receiveWaitMs ?? 0;
   if (waitMs === 0 || first.messages.length > 0 || signal.aborted) return first;
+  // An account this pod just found at its long-poll cap is refused without another call.
+  deps.limits.refuseLongPollIfFull(r.caller.accountId);
   const counted = r.caller.count ? { ...r.caller, count: false } : r.caller;
   const auth = await authorize(deps, counted, channel);
   const release = await deps.limits.holdLongPoll(auth.accountId, auth.limits);

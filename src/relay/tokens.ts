@@ -33,10 +33,10 @@ export function createTokens(deps: RelayDeps) {
   const { store, config } = deps;
   return {
     /**
-     * Creates a token and returns it with its secret (shown only here). maxTokens: the
-     * plan's max_tokens (0, for dashboard sessions, is not checked).
+     * Creates a token and returns it with its secret (shown only here). counted: held within
+     * the plan's max_tokens (false, for dashboard sessions: not checked).
      */
-    async issue(accountId: string, input: TokenToIssue, maxTokens = 0): Promise<IssuedToken> {
+    async issue(accountId: string, input: TokenToIssue, counted = false): Promise<IssuedToken> {
       const sqsSecretKey = config.sqsSecretKey;
       if (input.aws_credentials && sqsSecretKey === null) {
         throw invalidField(
@@ -61,7 +61,7 @@ export function createTokens(deps: RelayDeps) {
           : {}),
         ...(aws ? { aws_access_key_id: aws.aws_access_key_id } : {}),
       };
-      await store.accounts.createToken(accountId, record, maxTokens);
+      await store.accounts.createToken(accountId, record, counted);
       return { ...publicToken(record), token: formatToken(accountId, id, secret), ...aws };
     },
 

@@ -37,7 +37,7 @@ export function createWebhooks(deps: RelayDeps) {
     /** Stores the webhook (creating its channel if needed); returns its creation time. */
     async create(auth: AuthContext, record: WebhookRecord): Promise<number> {
       checkChannelScope(auth, record.channel);
-      return store.webhooks.create(auth.accountId, auth.limits, record);
+      return store.webhooks.create(auth.accountId, record);
     },
 
     async list(auth: AuthContext, channel: string): Promise<WebhookEntry[]> {

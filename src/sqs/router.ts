@@ -13,6 +13,7 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import type { Plans } from '../config';
 import { RelayError } from '../errors';
 import type { Relay } from '../relay';
+import { answerSignal } from '../web/answerSignal';
 import { publicBaseUrl } from '../web/publicUrl';
 import { announcedOver } from '../web/readBody';
 import { refuseInShape } from '../web/refusals';
@@ -101,15 +102,12 @@ export function sqsRouter(relay: Relay): Router {
       if (input.QueueUrl === undefined && QUEUE_PATH.test(req.path)) {
         input.QueueUrl = `${baseUrl}${req.path}`;
       }
-      const gone = new AbortController();
-      res.on('close', () => gone.abort());
-      if (res.closed) gone.abort();
       const output = await action(
         sqsCall(relay, signer.caller, {
           region: signer.region,
           baseUrl,
           input,
-          signal: gone.signal,
+          signal: answerSignal(res),
         }),
       );
       request.answer(res, output, requestIdOf(res));

@@ -1,32 +1,33 @@
 /** Accounts and their tokens. Token secrets never reach Redis: only their sha256. */
 import type { StoreContext } from './context';
+import { accountKeys, duePartitionKeys, systemKeys } from './keys';
+import { RelayError } from '../errors';
 import {
-  accountKeyList,
-  accountKeys,
-  channelKeyList,
-  duePartitionKeys,
-  historyKeyList,
-  systemKeys,
-  tagsKey,
-  webhooksKey,
-} from './keys';
-import { scriptError, scriptFailure } from './storeErrors';
+  accountCreateScript,
+  accountDeleteScript,
+  accountForgetScript,
+  accountGetScript,
+  accountSetPlanScript,
+  type AccountCreateArgs,
+  type AccountDeleteReply,
+  type AccountGetReply,
+  type AccountSetPlanArgs,
+} from './scripts/accounts';
+import type { NoArgs } from './scripts/define';
+import { channelDeleteScript, type ChannelDeleteArgs } from './scripts/channelDelete';
+import {
+  tokenCreateScript,
+  tokenRevokeScript,
+  type TokenCreateArgs,
+  type TokenRevokeArgs,
+} from './scripts/tokens';
 import { authorizeScript, type AuthorizeArgs, type AuthorizeReply } from './scripts/authorize';
 import { callerArgs } from './scripts/define';
 import type { AccountRecord, AccountStore, AuthLookup, Authorized, TokenRecord } from './types';
 
-/** An account script's error as the client is told it (the one table, SCRIPT_ERRORS). */
-function mapAccountErrors(err: unknown, account: string, id?: string): unknown {
-  return scriptError(err, { account, id });
-}
-
 export function createAccountStore(ctx: StoreContext): AccountStore {
   const get = async (id: string): Promise<AccountRecord | null> => {
-    const reply = await ctx.call<[string, string, string, number] | null>(
-      'account_get',
-      accountKeyList(id),
-      [],
-    );
+    const reply = await ctx.run<AccountGetReply, NoArgs>(accountGetScript, { account: id }, {});
     if (!reply) return null;
     const [plan, created, storage, channels] = reply;
     return {
@@ -39,12 +40,12 @@ export function createAccountStore(ctx: StoreContext): AccountStore {
 
   return {
     async create(id, plan) {
-      try {
-        await ctx.call('account_create', accountKeyList(id), [id, plan]);
-      } catch (err) {
-        throw mapAccountErrors(err, id);
-      }
-      await ctx.redis.sadd(systemKeys.accounts, id);
+      await ctx.run<unknown, AccountCreateArgs>(
+        accountCreateScript,
+        { account: id },
+        { account: id, plan },
+      );
+      await ctx.command((redis) => redis.sadd(systemKeys.accounts, id));
       await ctx.replication.confirm(id);
       return (await get(id)) as AccountRecord;
     },
@@ -52,80 +53,65 @@ export function createAccountStore(ctx: StoreContext): AccountStore {
     get,
 
     async setPlan(id, plan) {
-      try {
-        await ctx.call('account_set_plan', accountKeyList(id), [plan]);
-      } catch (err) {
-        throw mapAccountErrors(err, id);
-      }
+      await ctx.run<unknown, AccountSetPlanArgs>(accountSetPlanScript, { account: id }, { plan });
       await ctx.replication.confirm(id);
       return (await get(id)) as AccountRecord;
     },
 
     async remove(id) {
-      let channels: string[];
-      try {
-        channels = await ctx.call<string[]>('account_delete', accountKeyList(id), []);
-      } catch (err) {
-        throw mapAccountErrors(err, id);
-      }
+      const channels = await ctx.run<AccountDeleteReply, NoArgs>(
+        accountDeleteScript,
+        { account: id },
+        {},
+      );
       for (const channel of channels) {
         try {
-          await ctx.call(
-            'channel_delete',
-            [
-              ...accountKeyList(id),
-              ...channelKeyList(id, channel),
-              webhooksKey(id),
-              tagsKey(id, channel),
-              ...historyKeyList(id, channel),
-            ],
-            [channel],
+          await ctx.run<unknown, ChannelDeleteArgs>(
+            channelDeleteScript,
+            { account: id, channel, webhooks: true },
+            { channel },
           );
         } catch (err) {
-          if (scriptFailure(err)?.code !== 'CHANNEL_NOT_FOUND') throw err;
+          if (!(err instanceof RelayError && err.code === 'channel_not_found')) throw err;
         }
       }
-      await ctx.call('account_forget', accountKeyList(id), []);
-      await ctx.redis.srem(systemKeys.accounts, id);
-      await ctx.redis.zrem(duePartitionKeys(ctx.duePartitionOf(id)).due, id);
+      await ctx.run<unknown, NoArgs>(accountForgetScript, { account: id }, {});
+      await ctx.command((redis) => redis.srem(systemKeys.accounts, id));
+      await ctx.command((redis) => redis.zrem(duePartitionKeys(ctx.duePartitionOf(id)).due, id));
       await ctx.replication.confirm(id);
     },
 
-    async createToken(account, token: TokenRecord, maxTokens) {
-      try {
-        await ctx.call('token_create', accountKeyList(account), [
-          token.id,
-          JSON.stringify(token),
-          maxTokens,
-        ]);
-      } catch (err) {
-        throw mapAccountErrors(err, account);
-      }
+    async createToken(account, token: TokenRecord, counted) {
+      await ctx.run<unknown, TokenCreateArgs>(
+        tokenCreateScript,
+        { account },
+        { token_id: token.id, record: JSON.stringify(token), counted: counted ? '1' : '0' },
+      );
       await ctx.replication.confirm(account);
     },
 
     async listTokens(account) {
       if (!(await get(account))) return null;
-      const all = await ctx.redis.hvals(accountKeys(account).tokens);
+      const all = await ctx.command((redis) => redis.hvals(accountKeys(account).tokens));
       return all
         .map((json) => JSON.parse(json) as TokenRecord)
         .sort((a, b) => a.created_ms - b.created_ms || a.id.localeCompare(b.id));
     },
 
     async revokeToken(account, tokenId) {
-      try {
-        await ctx.call('token_revoke', accountKeyList(account), [tokenId]);
-      } catch (err) {
-        throw mapAccountErrors(err, account, tokenId);
-      }
+      await ctx.run<unknown, TokenRevokeArgs>(
+        tokenRevokeScript,
+        { account, id: tokenId },
+        { token_id: tokenId },
+      );
       await ctx.replication.confirm(account);
     },
 
     async lookupToken(account, tokenId): Promise<AuthLookup> {
       const keys = accountKeys(account);
       const [json, plan] = await Promise.all([
-        ctx.redis.hget(keys.tokens, tokenId),
-        ctx.redis.hget(keys.account, 'plan'),
+        ctx.command((redis) => redis.hget(keys.tokens, tokenId)),
+        ctx.command((redis) => redis.hget(keys.account, 'plan')),
       ]);
       return { token: json ? (JSON.parse(json) as TokenRecord) : null, plan };
     },
@@ -140,7 +126,7 @@ export function createAccountStore(ctx: StoreContext): AccountStore {
     },
 
     async count() {
-      return ctx.redis.scard(systemKeys.accounts);
+      return ctx.command((redis) => redis.scard(systemKeys.accounts));
     },
   };
 }

@@ -1,12 +1,32 @@
 /** Channel listing, configuration, purge, delete and redrive. */
 import type { StoreContext } from './context';
-import { accountKeyList, channelKeyList, historyKeyList, tagsKey, webhooksKey } from './keys';
+import { accountKeyList } from './keys';
+import {
+  channelConfigureScript,
+  type ChannelConfigureArgs,
+  type ChannelConfigureReply,
+  type SettingChange,
+} from './scripts/channelConfigure';
+import { channelDeleteScript, type ChannelDeleteArgs } from './scripts/channelDelete';
+import { channelPurgeScript, type ChannelPurgeArgs } from './scripts/channelPurge';
+import {
+  channelStatsScript,
+  type ChannelStatsArgs,
+  type ChannelStatsReply,
+} from './scripts/channelStats';
+import {
+  deadLetterSourcesScript,
+  redriveScript,
+  type DeadLetterSourcesArgs,
+  type DeadLetterSourcesReply,
+  type RedriveArgs,
+} from './scripts/redrive';
 import {
   channelTagsScript,
   type ChannelTagsArgs,
   type ChannelTagsReply,
 } from './scripts/channelTags';
-import { SCRIPT_ERRORS, scriptError } from './storeErrors';
+import { SCRIPT_ERRORS } from './storeErrors';
 import type { ChannelConfig, ChannelStats, ChannelStore } from './types';
 
 const REDRIVE_SCAN = 10_000;
@@ -48,27 +68,18 @@ function parseConfig(config: string): ChannelConfig {
 }
 
 /** A setting change as channel_configure takes it: '' keeps, '-' resets, else the value. */
-const settingArg = (value: number | null | undefined, scale = 1): string | number =>
+const settingArg = (value: number | null | undefined, scale = 1): SettingChange =>
   value === undefined ? '' : value === null ? '-' : Math.round(value * scale);
 
-type StatsReply = [number, number, number, number, number | null, string, number, number];
-
-/** A channel script's error as the client is told it (the one table, SCRIPT_ERRORS). */
-function mapChannelErrors(err: unknown, account: string, channel: string): unknown {
-  return scriptError(err, { account, channel });
-}
+type StatsReply = NonNullable<ChannelStatsReply>;
 
 export function createChannelStore(ctx: StoreContext): ChannelStore {
-  const keysOf = (account: string, channel: string) => [
-    ...accountKeyList(account),
-    ...channelKeyList(account, channel),
-  ];
-
-  /** the channel's keys and its history keys (the scripts that may end its messages) */
-  const withHistory = (account: string, channel: string) => [
-    ...keysOf(account, channel),
-    ...historyKeyList(account, channel),
-  ];
+  const stats = (account: string, channel: string) =>
+    ctx.run<ChannelStatsReply, ChannelStatsArgs>(
+      channelStatsScript,
+      { account, channel },
+      { channel },
+    );
 
   const statsOf = (id: string, reply: StatsReply): ChannelStats => ({
     id,
@@ -86,81 +97,66 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
 
   return {
     async list(account) {
-      const ids = (await ctx.redis.hkeys(accountKeyList(account)[1])).sort();
-      const stats = await Promise.all(
-        ids.map((id) => ctx.call<StatsReply | null>('channel_stats', keysOf(account, id), [id])),
-      );
+      const ids = (await ctx.command((redis) => redis.hkeys(accountKeyList(account)[1]))).sort();
+      const replies = await Promise.all(ids.map((id) => stats(account, id)));
       const out: ChannelStats[] = [];
-      stats.forEach((reply, i) => {
+      replies.forEach((reply, i) => {
         if (reply) out.push(statsOf(ids[i], reply));
       });
       return out;
     },
 
     async get(account, channel) {
-      const reply = await ctx.call<StatsReply | null>('channel_stats', keysOf(account, channel), [
-        channel,
-      ]);
+      const reply = await stats(account, channel);
       return reply ? statsOf(channel, reply) : null;
     },
 
-    async configure(account, channel, limits, change) {
+    async configure(account, channel, change) {
       const dlqMode =
         change.deadLetterChannel === undefined
           ? 'keep'
           : change.deadLetterChannel === null
             ? 'clear'
             : 'set';
-      try {
-        const config = await ctx.call<string>('channel_configure', withHistory(account, channel), [
+      const config = await ctx.run<ChannelConfigureReply, ChannelConfigureArgs>(
+        channelConfigureScript,
+        { account, channel },
+        {
           channel,
-          limits.max_channels,
-          change.maxAttempts ?? '',
-          change.dedupWindowSeconds ?? '',
-          dlqMode,
-          change.deadLetterChannel ?? '',
-          change.paused === undefined ? '' : change.paused ? '1' : '0',
-          settingArg(change.visibilityTimeoutMs),
-          settingArg(change.delaySeconds, 1000),
-          settingArg(change.retentionSeconds, 1000),
-          settingArg(change.receiveWaitSeconds, 1000),
-          ...Object.entries(change.named ?? {}).map(([name, value]) => `${name}=${value ?? ''}`),
-        ]);
-        return parseConfig(config);
-      } catch (err) {
-        throw mapChannelErrors(err, account, channel);
-      }
+          max_attempts: change.maxAttempts ?? '',
+          dedup_window_seconds: change.dedupWindowSeconds ?? '',
+          dlq_mode: dlqMode,
+          dead_letter_channel: change.deadLetterChannel ?? '',
+          paused: change.paused === undefined ? '' : change.paused ? '1' : '0',
+          visibility_timeout_ms: settingArg(change.visibilityTimeoutMs),
+          delay_ms: settingArg(change.delaySeconds, 1000),
+          retention_ms: settingArg(change.retentionSeconds, 1000),
+          receive_wait_ms: settingArg(change.receiveWaitSeconds, 1000),
+        },
+        Object.entries(change.named ?? {}).map(([name, value]) => `${name}=${value ?? ''}`),
+      );
+      return parseConfig(config);
     },
 
     async purge(account, channel) {
-      try {
-        const purged = await ctx.call<number>('channel_purge', withHistory(account, channel), [
-          channel,
-        ]);
-        // records kept in history set the channel's timer to their end: the due index follows
-        const first = await ctx.redis.zrange(accountKeyList(account)[2], 0, 0, 'WITHSCORES');
-        if (first.length === 2) await ctx.lowerDue(account, Number(first[1]));
-        return purged;
-      } catch (err) {
-        throw mapChannelErrors(err, account, channel);
-      }
+      const purged = await ctx.run<number, ChannelPurgeArgs>(
+        channelPurgeScript,
+        { account, channel },
+        { channel },
+      );
+      // records kept in history set the channel's timer to their end: the due index follows
+      const timers = accountKeyList(account)[2];
+      const first = await ctx.command((redis) => redis.zrange(timers, 0, 0, 'WITHSCORES'));
+      if (first.length === 2) await ctx.lowerDue(account, Number(first[1]));
+      return purged;
     },
 
     async remove(account, channel) {
-      try {
-        return await ctx.call<number>(
-          'channel_delete',
-          [
-            ...keysOf(account, channel),
-            webhooksKey(account),
-            tagsKey(account, channel),
-            ...historyKeyList(account, channel),
-          ],
-          [channel],
-        );
-      } catch (err) {
-        throw mapChannelErrors(err, account, channel);
-      }
+      return ctx.run<number, ChannelDeleteArgs>(
+        channelDeleteScript,
+        { account, channel, webhooks: true },
+        { channel },
+      );
     },
 
     async tags(account, channel, change = {}) {
@@ -177,18 +173,19 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
       return tags;
     },
 
-    async redrive(account, channel, limits, to, max) {
-      const move = async (target: string, onlyFromTarget: boolean, limit: number) => {
-        try {
-          return await ctx.call<number>(
-            'redrive',
-            [...keysOf(account, channel), ...channelKeyList(account, target)],
-            [channel, target, limit, onlyFromTarget ? '1' : '0', limits.max_channels, REDRIVE_SCAN],
-          );
-        } catch (err) {
-          throw mapChannelErrors(err, account, channel);
-        }
-      };
+    async redrive(account, channel, to, max) {
+      const move = (target: string, onlyFromTarget: boolean, limit: number) =>
+        ctx.run<number, RedriveArgs>(
+          redriveScript,
+          { account, channel, target },
+          {
+            channel,
+            target,
+            max: limit,
+            only_from_target: onlyFromTarget ? '1' : '0',
+            scan: REDRIVE_SCAN,
+          },
+        );
       if (to !== null) {
         // One call looks at REDRIVE_SCAN waiting messages at most; a larger max takes more calls.
         let moved = 0;
@@ -203,9 +200,11 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
         throw SCRIPT_ERRORS.CHANNEL_NOT_FOUND([], { account, channel });
       let moved = 0;
       while (moved < max) {
-        const sources = await ctx.call<string[]>('dead_letter_sources', keysOf(account, channel), [
-          REDRIVE_SCAN,
-        ]);
+        const sources = await ctx.run<DeadLetterSourcesReply, DeadLetterSourcesArgs>(
+          deadLetterSourcesScript,
+          { account, channel },
+          { scan: REDRIVE_SCAN },
+        );
         const targets = sources.filter((s) => s !== channel);
         if (targets.length === 0) break;
         let progress = 0;

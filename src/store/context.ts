@@ -7,16 +7,20 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../metrics';
 import { FanoutFlusher } from './fanout';
 import { ReplicationGate, type DurabilityOptions } from './replication';
-import {
-  accountKeyList,
-  accountOfAccountKey,
-  channelKeyList,
-  duePartitionKeys,
-  duePartitionOf,
-} from './keys';
+import { accountOfAccountKey, duePartitionOf } from './keys';
 import type { RedisClient } from './redis';
 import { runScript, type ScriptName, type Scripts } from './scripts';
 import type { PlanTable } from './scripts/plans';
+import {
+  announceChannelScript,
+  type AnnounceChannelArgs,
+  type AnnounceChannelReply,
+} from './scripts/announceChannel';
+import {
+  lowerDueAccountScript,
+  type LowerDueAccountArgs,
+  type LowerDueAccountReply,
+} from './scripts/dueIndex';
 import { scriptArgv, scriptKeys, type ScriptKeys, type ScriptSpec } from './scripts/define';
 import { isUnavailable, rethrowStoreError, scriptError, scriptFailure } from './storeErrors';
 import { unavailable } from '../errors';
@@ -49,8 +53,12 @@ const CHANGES_BACKLOG: ReadonlySet<ScriptName> = new Set<ScriptName>([
 ]);
 const DLQ_CACHE_TTL_MS = 5_000;
 
-/** While Redis is unreachable, one script call in this interval probes it; the others fail at once. */
-const PROBE_MS = 500;
+/**
+ * While Redis is unreachable, one command in this interval probes it; the others fail at once.
+ * The first command that succeeds (or the client's reconnection) ends it, so the store answers
+ * again within this interval of Redis answering.
+ */
+const PROBE_MS = 250;
 
 export class StoreContext {
   private readonly deadLetterTargets = new Map<string, { dlq: string; at: number }>();
@@ -82,7 +90,17 @@ export class StoreContext {
     redis.on('ready', () => (this.unreachable = false));
     this.logger = options.logger;
     this.duePartitions = options.duePartitions ?? 16;
-    this.fanout = new FanoutFlusher(this, options.fanoutWindowMs ?? 50, options.logger);
+    const windowMs = options.fanoutWindowMs ?? 50;
+    this.fanout = new FanoutFlusher(
+      (account, channel) =>
+        this.run<AnnounceChannelReply, AnnounceChannelArgs>(
+          announceChannelScript,
+          { account, channel },
+          { channel, fanout_window_ms: windowMs },
+        ),
+      windowMs,
+      options.logger,
+    );
     this.replication = new ReplicationGate(
       redis,
       options.durability ?? { mode: 'local', replicas: 1, timeoutMs: 1000 },
@@ -106,11 +124,7 @@ export class StoreContext {
    * making several calls is still answered within that timeout.
    */
   async call<T>(name: ScriptName, keys: string[], args: (string | number)[]): Promise<T> {
-    if (this.unreachable) {
-      const now = Date.now();
-      if (now < this.nextProbe) throw unavailable();
-      this.nextProbe = now + PROBE_MS;
-    }
+    this.admit();
     const end = this.metrics.scriptDuration.startTimer({ script: name });
     try {
       const result = (await runScript(this.scripts, name, keys, args)) as T;
@@ -134,6 +148,33 @@ export class StoreContext {
   }
 
   /**
+   * Sends any other Redis command of the store (reads such as HKEYS, SSCAN, PING) through the
+   * same door as the scripts: while Redis is unreachable it fails at once with the 503 (but
+   * the probes); an outage is the 503 (RelayError 'unavailable'), never a raw client error;
+   * and its success, like a script's, ends the outage. probe: send it even while Redis is
+   * held unreachable (the readiness check).
+   */
+  async command<T>(send: (redis: RedisClient) => Promise<T>, probe = false): Promise<T> {
+    if (!probe) this.admit();
+    try {
+      const result = await send(this.redis);
+      this.unreachable = false;
+      return result;
+    } catch (err) {
+      if (isUnavailable(err)) this.markUnreachable();
+      return rethrowStoreError(err);
+    }
+  }
+
+  /** Lets a command through: always while Redis answers, else one probe per PROBE_MS. */
+  private admit(): void {
+    if (!this.unreachable) return;
+    const now = Date.now();
+    if (now < this.nextProbe) throw unavailable();
+    this.nextProbe = now + PROBE_MS;
+  }
+
+  /**
    * Calls a typed script (scripts/*.ts): KEYS by group, ARGV from one named object and
    * the variable tail; its error codes become the client's errors (SCRIPT_ERRORS), but
    * STALE_CONFIG, which withDeadLetter retries.
@@ -147,7 +188,7 @@ export class StoreContext {
     try {
       return await this.call<T>(spec.name, scriptKeys(spec, on), scriptArgv(spec, args, tail));
     } catch (err) {
-      throw scriptError(err, { account: on.account, channel: on.channel });
+      throw scriptError(err, { account: on.account, channel: on.channel, id: on.id });
     }
   }
 
@@ -168,8 +209,11 @@ export class StoreContext {
     if (dueMs === null || dueMs === undefined) return;
     try {
       if (this.beforeDueIndexUpdate) await this.beforeDueIndexUpdate();
-      const keys = duePartitionKeys(this.duePartitionOf(account));
-      await this.call('lower_due_account', [keys.due], [account, dueMs]);
+      await this.run<LowerDueAccountReply, LowerDueAccountArgs>(
+        lowerDueAccountScript,
+        { partition: this.duePartitionOf(account) },
+        { account, due_ms: dueMs },
+      );
     } catch (err) {
       this.logger?.warn(
         { err: String(err), account },
@@ -179,30 +223,9 @@ export class StoreContext {
   }
 
   /**
-   * Runs a script that needs the keys of the channel's dead-letter channel.
-   * A script answers STALE_CONFIG <dlq> when the guess was wrong; then the
-   * right keys are passed and the script runs again.
-   */
-  async withDeadLetterKeys<T>(
-    account: string,
-    channel: string,
-    run: (keys: string[], dlq: string) => Promise<T>,
-  ): Promise<T> {
-    return this.withDeadLetter(account, channel, (dlq) =>
-      run(
-        [
-          ...accountKeyList(account),
-          ...channelKeyList(account, channel),
-          ...channelKeyList(account, dlq === '' ? channel : dlq),
-        ],
-        dlq,
-      ),
-    );
-  }
-
-  /**
-   * withDeadLetterKeys for typed scripts, which take the dead-letter channel by name. A
-   * rerun (attempt > 0) must not count its request against the rate limits again.
+   * Runs a script that needs the keys of the channel's dead-letter channel, which the
+   * typed scripts take by name: a script answers STALE_CONFIG <dlq> when the guess was
+   * wrong; then it runs again with the right one. A rerun (attempt > 0) must not count its request against the rate limits again.
    */
   async withDeadLetter<T>(
     account: string,

@@ -11,9 +11,14 @@
  */
 import type { Logger } from 'pino';
 import type { StoreContext } from './context';
-import { accountOfTimersKey, duePartitionKeys, TIMERS_KEY_PATTERN } from './keys';
+import { accountOfTimersKey, TIMERS_KEY_PATTERN } from './keys';
 import { isCluster, type RedisClient } from './redis';
 import type { Sweeper } from './sweeper';
+import {
+  lowerDueAccountScript,
+  type LowerDueAccountArgs,
+  type LowerDueAccountReply,
+} from './scripts/dueIndex';
 
 const TICK_MS = 1000;
 const MIN_STEP = 100;
@@ -77,25 +82,20 @@ export class DueRepair {
     let walk = this.walks.get(name);
     if (!walk || walk.cursor === '0') {
       // A new pass: size the steps so that it ends in about passMs.
-      const keys = Number(await node.dbsize());
+      const keys = Number(await this.ctx.command(() => node.dbsize()));
       const ticks = Math.max(1, Math.floor(this.passMs / TICK_MS) - 1);
       walk = { cursor: '0', step: Math.max(MIN_STEP, Math.ceil(keys / ticks)) };
       this.walks.set(name, walk);
     }
-    const [cursor, keys] = await node.scan(
-      walk.cursor,
-      'MATCH',
-      TIMERS_KEY_PATTERN,
-      'COUNT',
-      walk.step,
-      'TYPE',
-      'zset',
+    const { step } = walk;
+    const [cursor, keys] = await this.ctx.command(() =>
+      node.scan(walk.cursor, 'MATCH', TIMERS_KEY_PATTERN, 'COUNT', step, 'TYPE', 'zset'),
     );
     walk.cursor = cursor;
     for (const key of keys) {
       const account = accountOfTimersKey(key);
       if (account === null) continue;
-      const first = await this.ctx.redis.zrange(key, 0, 0, 'WITHSCORES');
+      const first = await this.ctx.command((redis) => redis.zrange(key, 0, 0, 'WITHSCORES'));
       if (first.length !== 2) continue;
       const earliest = Number(first[1]);
       const partition = this.ctx.duePartitionOf(account);
@@ -105,10 +105,10 @@ export class DueRepair {
 
   /** Lowers the account's index entry to its earliest timer; true if it was missing or later. */
   private async restore(account: string, partition: number, earliest: number): Promise<boolean> {
-    const changed = await this.ctx.call<number>(
-      'lower_due_account',
-      [duePartitionKeys(partition).due],
-      [account, earliest],
+    const changed = await this.ctx.run<LowerDueAccountReply, LowerDueAccountArgs>(
+      lowerDueAccountScript,
+      { partition },
+      { account, due_ms: earliest },
     );
     return Number(changed) === 1;
   }

@@ -8,15 +8,19 @@
  * dies first, the sweeper publishes the pending announcement shortly after.
  */
 import type { Logger } from 'pino';
-import type { StoreContext } from './context';
-import { accountKeyList, channelKeyList } from './keys';
+
+/**
+ * Runs announce_channel for the channel: null when nothing is left pending, else the ms until
+ * the next window ends (the store's context passes its script call; no import of it here).
+ */
+export type AnnounceChannel = (account: string, channel: string) => Promise<number | null>;
 
 export class FanoutFlusher {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private stopped = false;
 
   constructor(
-    private readonly ctx: StoreContext,
+    private readonly announce: AnnounceChannel,
     readonly windowMs: number,
     private readonly logger?: Logger,
   ) {}
@@ -29,12 +33,7 @@ export class FanoutFlusher {
     const timer = setTimeout(
       () => {
         this.timers.delete(key);
-        this.ctx
-          .call<number | null>(
-            'announce_channel',
-            [...accountKeyList(account), ...channelKeyList(account, channel)],
-            [channel, this.windowMs],
-          )
+        this.announce(account, channel)
           .then((again) => this.schedule(account, channel, again))
           // the sweeper publishes what this pod could not
           .catch((err) =>

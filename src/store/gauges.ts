@@ -12,7 +12,10 @@
  */
 import type { Logger } from 'pino';
 import type { StoreContext } from './context';
-import { accountKeyList, channelKeyList, systemKeys } from './keys';
+import { accountKeyList, systemKeys } from './keys';
+import { accountGaugesScript, type AccountGaugesArgs } from './scripts/accountGauges';
+import type { NoArgs } from './scripts/define';
+import { gaugesFoldScript, gaugesReadScript, type GaugesFoldArgs } from './scripts/gauges';
 
 const FULL_PASS_MS = 10 * 60_000;
 const SCAN_COUNT = 500;
@@ -94,11 +97,7 @@ export class BacklogGauges {
 
   /** The totals as last folded, with the oldest age measured on Redis's clock now. */
   async read(): Promise<BacklogTotals> {
-    const r = await this.ctx.call<(number | null)[]>(
-      'gauges_read',
-      [systemKeys.gauges, systemKeys.gaugeOldest, systemKeys.accounts, systemKeys.gaugeExpiry],
-      [],
-    );
+    const r = await this.ctx.run<(number | null)[], NoArgs>(gaugesReadScript, {}, {});
     const oldest = r[7];
     const now = r[8] as number;
     const soonest = r[9];
@@ -136,11 +135,9 @@ export class BacklogGauges {
   private async foldAll(): Promise<void> {
     let cursor = '0';
     do {
-      const [next, accounts] = await this.ctx.redis.sscan(
-        systemKeys.accounts,
-        cursor,
-        'COUNT',
-        SCAN_COUNT,
+      const at = cursor;
+      const [next, accounts] = await this.ctx.command((redis) =>
+        redis.sscan(systemKeys.accounts, at, 'COUNT', SCAN_COUNT),
       );
       cursor = next;
       for (const account of accounts) await this.foldAccount(account);
@@ -150,25 +147,34 @@ export class BacklogGauges {
   /** Snapshots one account (retrying while its channels change under us) and folds it. */
   async foldAccount(account: string): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const channels = await this.ctx.redis.hkeys(accountKeyList(account)[1]);
-      const keys = [...accountKeyList(account)];
-      for (const channel of channels) keys.push(...channelKeyList(account, channel));
-      const snapshot = await this.ctx.call<Snapshot | 'stale'>('account_gauges', keys, [
-        channels.length,
-        ...channels,
-      ]);
+      const channels = await this.ctx.command((redis) => redis.hkeys(accountKeyList(account)[1]));
+      const snapshot = await this.ctx.run<Snapshot | 'stale', AccountGaugesArgs>(
+        accountGaugesScript,
+        { account, channels },
+        { n: channels.length },
+        channels,
+      );
       if (snapshot === 'stale') continue;
       const [version, ...values] = snapshot;
       const [oldest, nextExpiry] = [values[6], values[7]];
-      await this.ctx.call(
-        'gauges_fold',
-        [
-          systemKeys.gauges,
-          systemKeys.gaugeAccounts,
-          systemKeys.gaugeOldest,
-          systemKeys.gaugeExpiry,
-        ],
-        [account, version, ...values.slice(0, 6).map(Number), oldest ?? '', nextExpiry ?? ''],
+      const [queued, delayed, inFlight, deadLetter, storage, channelCount] = values
+        .slice(0, 6)
+        .map(Number);
+      await this.ctx.run<number, GaugesFoldArgs>(
+        gaugesFoldScript,
+        {},
+        {
+          account,
+          version_us: version,
+          queued,
+          delayed,
+          in_flight: inFlight,
+          dead_letter: deadLetter,
+          storage_bytes: storage,
+          channels: channelCount,
+          oldest_ms: oldest ?? '',
+          next_expiry_ms: nextExpiry ?? '',
+        },
       );
       return;
     }

@@ -4,7 +4,7 @@
  * message's own record. Read-only: the scripts that store and end messages write it.
  */
 import { channelKeys, HISTORY_INDEX_PATTERN, historyKeys } from './keys';
-import { isCluster } from './redis';
+import { isCluster, type RedisClient } from './redis';
 import type { StoreContext } from './context';
 import type {
   HistoryBatch,
@@ -76,8 +76,6 @@ function sizeOf(record: string, header: RecordHeader): number {
 const HISTORY_SCAN_KEYS = 10_000;
 
 export function createHistoryStore(ctx: StoreContext): HistoryStore {
-  const redis = ctx.redis;
-
   /** Reads the records of these compact ids (with their received_at) of one channel. */
   async function read(
     account: string,
@@ -89,7 +87,7 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
     const h = historyKeys(account, channel);
     const fields: string[] = [];
     for (const f of found) fields.push(f.id, `${f.id}:t`);
-    const values = await redis.hmget(h.records, ...fields);
+    const values = await ctx.command((redis) => redis.hmget(h.records, ...fields));
     const living: { index: number; seq: string }[] = [];
     for (let i = 0; i < found.length; i++) {
       const value = values[2 * i];
@@ -98,7 +96,9 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
     const liveRecords =
       living.length === 0
         ? []
-        : await redis.hmget(channelKeys(account, channel).messages, ...living.map((l) => l.seq));
+        : await ctx.command((redis) =>
+            redis.hmget(channelKeys(account, channel).messages, ...living.map((l) => l.seq)),
+          );
     const live = new Map<number, string | null>();
     living.forEach((l, j) => live.set(l.index, liveRecords[j]));
     const out: (HistoryEntry | number)[] = [];
@@ -157,8 +157,12 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
       for (;;) {
         const want = wanted - found.length;
         const reply = newest
-          ? await redis.zrevrangebyscore(index, edge, far, 'WITHSCORES', 'LIMIT', offset, want)
-          : await redis.zrangebyscore(index, edge, far, 'WITHSCORES', 'LIMIT', offset, want);
+          ? await ctx.command((redis) =>
+              redis.zrevrangebyscore(index, edge, far, 'WITHSCORES', 'LIMIT', offset, want),
+            )
+          : await ctx.command((redis) =>
+              redis.zrangebyscore(index, edge, far, 'WITHSCORES', 'LIMIT', offset, want),
+            );
         offset += reply.length / 2;
         for (let i = 0; i < reply.length; i += 2) {
           const id = reply[i];
@@ -182,7 +186,8 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
     /** One record by message id (the usual 36-character UUID), or null. */
     async get(account: string, channel: string, messageId: string): Promise<HistoryEntry | null> {
       const id = compactUuid(messageId);
-      const at = await redis.zscore(historyKeys(account, channel).index, id);
+      const index = historyKeys(account, channel).index;
+      const at = await ctx.command((redis) => redis.zscore(index, id));
       if (at === null) return null;
       const [entry] = await read(account, channel, [{ id, at: Number(at) }]);
       return entry ?? null;
@@ -196,7 +201,8 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
     ): Promise<Map<string, HistoryEntry>> {
       const out = new Map<string, HistoryEntry>();
       if (ids.length === 0) return out;
-      const scores = await redis.zmscore(historyKeys(account, channel).index, ...ids);
+      const index = historyKeys(account, channel).index;
+      const scores = await ctx.command((redis) => redis.zmscore(index, ...ids));
       const found: { id: string; at: number }[] = [];
       ids.forEach((id, i) => {
         if (scores[i] !== null) found.push({ id, at: Number(scores[i]) });
@@ -212,32 +218,32 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
      * gauge; at most HISTORY_SCAN_KEYS history indexes are counted).
      */
     async countAll(): Promise<number> {
-      const nodes = isCluster(redis) ? redis.nodes('master') : [redis];
-      let total = 0;
-      let seen = 0;
-      for (const node of nodes) {
-        let cursor = '0';
-        do {
-          const [next, keys] = await node.scan(
-            cursor,
-            'MATCH',
-            HISTORY_INDEX_PATTERN,
-            'COUNT',
-            1000,
-          );
-          cursor = next;
-          for (const key of keys) {
-            if (++seen > HISTORY_SCAN_KEYS) return total;
-            total += await node.zcard(key);
-          }
-        } while (cursor !== '0');
-      }
-      return total;
+      return ctx.command((redis) => countIndexes(redis));
     },
 
     /** How many records the channel's history holds. */
     async count(account: string, channel: string): Promise<number> {
-      return redis.zcard(historyKeys(account, channel).index);
+      const index = historyKeys(account, channel).index;
+      return ctx.command((redis) => redis.zcard(index));
     },
   };
+}
+
+/** Records in every history index of the service (at most HISTORY_SCAN_KEYS indexes). */
+async function countIndexes(redis: RedisClient): Promise<number> {
+  const nodes = isCluster(redis) ? redis.nodes('master') : [redis];
+  let total = 0;
+  let seen = 0;
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', HISTORY_INDEX_PATTERN, 'COUNT', 1000);
+      cursor = next;
+      for (const key of keys) {
+        if (++seen > HISTORY_SCAN_KEYS) return total;
+        total += await node.zcard(key);
+      }
+    } while (cursor !== '0');
+  }
+  return total;
 }

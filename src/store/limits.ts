@@ -3,43 +3,49 @@
  * long polls. (The rate limits are counted by the scripts themselves: lua/lib/caller.lua.)
  */
 import type { StoreContext } from './context';
-import { holdersKey, type HolderKind } from './keys';
+import {
+  holderAcquireScript,
+  holderRefreshScript,
+  holderReleaseScript,
+  type HolderAcquireArgs,
+  type HolderAcquireReply,
+  type HolderRefreshArgs,
+} from './scripts/holders';
+import type { NoArgs } from './scripts/define';
+import type { LimitStore } from './types';
 
-export interface LimitStore {
-  acquireHolder(
-    account: string,
-    kind: HolderKind,
-    holderId: string,
-    cap: number,
-    leaseMs: number,
-  ): Promise<{ taken: boolean; held: number }>;
-  releaseHolders(account: string, kind: HolderKind, holderIds: string[]): Promise<number>;
-  refreshHolders(
-    account: string,
-    kind: HolderKind,
-    holderIds: string[],
-    leaseMs: number,
-  ): Promise<number>;
-}
+export type { LimitStore } from './types';
 
 export function createLimitStore(ctx: StoreContext): LimitStore {
   return {
     async acquireHolder(account, kind, holderId, cap, leaseMs) {
-      const [taken, held] = await ctx.call<[number, number]>(
-        'holder_acquire',
-        [holdersKey(account, kind)],
-        [holderId, cap, leaseMs],
+      const [taken, held] = await ctx.run<HolderAcquireReply, HolderAcquireArgs>(
+        holderAcquireScript,
+        { account, holders: kind },
+        { holder_id: holderId, cap, lease_ms: leaseMs },
       );
       return { taken: Number(taken) === 1, held: Number(held) };
     },
     async releaseHolders(account, kind, holderIds) {
       if (holderIds.length === 0) return 0;
-      return Number(await ctx.call('holder_release', [holdersKey(account, kind)], holderIds));
+      return Number(
+        await ctx.run<number, NoArgs>(
+          holderReleaseScript,
+          { account, holders: kind },
+          {},
+          holderIds,
+        ),
+      );
     },
     async refreshHolders(account, kind, holderIds, leaseMs) {
       if (holderIds.length === 0) return 0;
       return Number(
-        await ctx.call('holder_refresh', [holdersKey(account, kind)], [leaseMs, ...holderIds]),
+        await ctx.run<number, HolderRefreshArgs>(
+          holderRefreshScript,
+          { account, holders: kind },
+          { lease_ms: leaseMs },
+          holderIds,
+        ),
       );
     },
   };

@@ -1,12 +1,12 @@
 /** Send, pull, ack and extend: the queue operations, each one script call. */
 import crypto from 'node:crypto';
 import type { StoreContext } from './context';
-import { accountKeyList, channelKeyList } from './keys';
 import { compactUuid, pulledMessageJson, uuidText } from './records';
 import { ackScript, type AckArgs, type AckReply } from './scripts/ack';
 import { callerArgs, type Caller } from './scripts/define';
 import { extendScript, type ExtendArgs, type ExtendReply } from './scripts/extend';
 import { pullScript, type PullArgs, type PullReply } from './scripts/pull';
+import { releaseScript, type ReleaseArgs, type ReleaseReply } from './scripts/release';
 import { sendScript, type SendArgs, type SendReply } from './scripts/send';
 import type {
   AckResult,
@@ -156,10 +156,11 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
 
     async release(account, channel, leaseIds) {
       if (leaseIds.length === 0) return 0;
-      const released = await ctx.call<number>(
-        'release',
-        [...accountKeyList(account), ...channelKeyList(account, channel)],
-        [channel, ...leaseIds],
+      const released = await ctx.run<ReleaseReply, ReleaseArgs>(
+        releaseScript,
+        { account, channel },
+        { channel },
+        leaseIds,
       );
       ctx.metrics.count('released', Number(released));
       return Number(released);

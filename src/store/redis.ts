@@ -13,13 +13,16 @@ export interface RedisTargetSpec {
 }
 
 const COMMAND_TIMEOUT_MS = 2000;
+/** The longest wait between reconnection attempts (the store answers again ≤ 1 s after Redis). */
+const RECONNECT_MAX_MS = 250;
 
 const baseOptions: RedisOptions = {
   enableOfflineQueue: false,
   maxRetriesPerRequest: 0,
   commandTimeout: COMMAND_TIMEOUT_MS,
   connectTimeout: 2000,
-  retryStrategy: (times) => Math.min(50 * 2 ** times, 1000),
+  // reconnect attempts at most RECONNECT_MAX_MS apart: a restarted Redis is used again within it
+  retryStrategy: (times) => Math.min(50 * 2 ** times, RECONNECT_MAX_MS),
   lazyConnect: true,
 };
 
@@ -29,7 +32,7 @@ export function createRedis(target: RedisTargetSpec, connectionName = 'relayq'):
       enableOfflineQueue: false,
       lazyConnect: true,
       scaleReads: 'master',
-      clusterRetryStrategy: (times) => Math.min(100 * 2 ** times, 2000),
+      clusterRetryStrategy: (times) => Math.min(100 * 2 ** times, 2 * RECONNECT_MAX_MS),
       redisOptions: { ...baseOptions, connectionName },
     });
   }

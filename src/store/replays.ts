@@ -3,25 +3,28 @@
  * state in Redis, the ids it matched (a list fixed at creation, so that every pod replays
  * exactly that set), and the lease of the pod that runs it (lua/replay_*.lua).
  */
-import { RelayError } from '../errors';
 import type { StoreContext } from './context';
 import type { ReplayJob, ReplayState, ReplayStore } from './historyTypes';
 import { replayIdsKey, replayKeys, systemKeys } from './keys';
-import { scriptFailure } from './storeErrors';
+import {
+  replayCancelScript,
+  replayClaimScript,
+  replayProgressScript,
+  type ReplayCancelArgs,
+  type ReplayClaimArgs,
+  type ReplayClaimReply,
+  type ReplayProgressArgs,
+} from './scripts/replays';
 
 /** How long a finished job stays to be read (GET .../replays/{id}). */
 const KEEP_FINISHED_MS = 7 * 86400_000;
 const PUSH_CHUNK = 5000;
-
-const replayNotFound = (id: string) =>
-  new RelayError('history_not_found', `replay job ${id} does not exist`);
 
 function parseJob(text: string | null): ReplayJob | null {
   return text ? (JSON.parse(text) as ReplayJob) : null;
 }
 
 export function createReplayStore(ctx: StoreContext): ReplayStore {
-  const redis = ctx.redis;
   return {
     /**
      * Stores a job: planned (a dry run, which blocks nothing) or queued with the ids it
@@ -32,37 +35,38 @@ export function createReplayStore(ctx: StoreContext): ReplayStore {
       if (job.state !== 'planned') {
         const list = replayIdsKey(account, channel, job.id);
         for (let i = 0; i < ids.length; i += PUSH_CHUNK) {
-          await redis.rpush(list, ...ids.slice(i, i + PUSH_CHUNK));
+          const chunk = ids.slice(i, i + PUSH_CHUNK);
+          await ctx.command((redis) => redis.rpush(list, ...chunk));
         }
-        await redis.pexpire(list, KEEP_FINISHED_MS);
+        await ctx.command((redis) => redis.pexpire(list, KEEP_FINISHED_MS));
       }
-      const tx = redis.multi().hset(keys.jobs, job.id, JSON.stringify(job));
-      if (job.state !== 'planned') tx.zadd(keys.order, job.created_at, job.id);
-      await tx.exec();
-      if (job.state !== 'planned') await redis.sadd(systemKeys.replays, `${account} ${channel}`);
+      await ctx.command((redis) => {
+        const tx = redis.multi().hset(keys.jobs, job.id, JSON.stringify(job));
+        if (job.state !== 'planned') tx.zadd(keys.order, job.created_at, job.id);
+        return tx.exec();
+      });
+      if (job.state !== 'planned') {
+        await ctx.command((redis) => redis.sadd(systemKeys.replays, `${account} ${channel}`));
+      }
     },
 
     async get(account: string, channel: string, id: string): Promise<ReplayJob | null> {
-      return parseJob(await redis.hget(replayKeys(account, channel).jobs, id));
+      const jobs = replayKeys(account, channel).jobs;
+      return parseJob(await ctx.command((redis) => redis.hget(jobs, id)));
     },
 
     async cancel(account: string, channel: string, id: string): Promise<ReplayJob> {
-      try {
-        const text = await ctx.call<string>(
-          'replay_cancel',
-          [replayKeys(account, channel).jobs],
-          [id],
-        );
-        return parseJob(text)!;
-      } catch (err) {
-        if (scriptFailure(err)?.code === 'REPLAY_NOT_FOUND') throw replayNotFound(id);
-        throw err;
-      }
+      const text = await ctx.run<string, ReplayCancelArgs>(
+        replayCancelScript,
+        { account, channel, id },
+        { job_id: id },
+      );
+      return parseJob(text)!;
     },
 
     /** The channels that have jobs to run: '<account> <channel>' each. */
     async active(): Promise<{ account: string; channel: string }[]> {
-      const members = await redis.smembers(systemKeys.replays);
+      const members = await ctx.command((redis) => redis.smembers(systemKeys.replays));
       return members.map((m) => {
         const [account, channel] = m.split(' ');
         return { account, channel };
@@ -79,14 +83,13 @@ export function createReplayStore(ctx: StoreContext): ReplayStore {
       pod: string,
       leaseMs: number,
     ): Promise<ReplayJob | 'none' | null> {
-      const keys = replayKeys(account, channel);
-      const reply = await ctx.call<string | [null] | null>(
-        'replay_claim',
-        [keys.jobs, keys.order, keys.lease],
-        [pod, leaseMs],
+      const reply = await ctx.run<ReplayClaimReply, ReplayClaimArgs>(
+        replayClaimScript,
+        { account, channel },
+        { pod, lease_ms: leaseMs },
       );
       if (Array.isArray(reply)) {
-        await redis.srem(systemKeys.replays, `${account} ${channel}`);
+        await ctx.command((redis) => redis.srem(systemKeys.replays, `${account} ${channel}`));
         return 'none';
       }
       return parseJob(reply);
@@ -94,7 +97,8 @@ export function createReplayStore(ctx: StoreContext): ReplayStore {
 
     /** The next ids of a job from its cursor. */
     async ids(account: string, channel: string, id: string, from: number, count: number) {
-      return redis.lrange(replayIdsKey(account, channel, id), from, from + count - 1);
+      const list = replayIdsKey(account, channel, id);
+      return ctx.command((redis) => redis.lrange(list, from, from + count - 1));
     },
 
     /** Records a step; answers the job's state after it ('lost': another pod runs it). */
@@ -107,22 +111,23 @@ export function createReplayStore(ctx: StoreContext): ReplayStore {
       replayed: number,
       leaseMs: number,
     ): Promise<ReplayState | 'lost'> {
-      const keys = replayKeys(account, channel);
-      return ctx.call<ReplayState | 'lost'>(
-        'replay_progress',
-        [keys.jobs, keys.lease],
-        [pod, id, passed, replayed, leaseMs],
+      return ctx.run<ReplayState | 'lost', ReplayProgressArgs>(
+        replayProgressScript,
+        { account, channel },
+        { pod, job_id: id, passed, replayed, lease_ms: leaseMs },
       );
     },
 
     /** The state alone (checked before each copy, so that a cancel stops the copies). */
     async state(account: string, channel: string, id: string): Promise<ReplayState | null> {
-      return parseJob(await redis.hget(replayKeys(account, channel).jobs, id))?.state ?? null;
+      const jobs = replayKeys(account, channel).jobs;
+      return parseJob(await ctx.command((redis) => redis.hget(jobs, id)))?.state ?? null;
     },
 
     /** Whether a job of the channel is queued or running (a new one then waits). */
     async busy(account: string, channel: string): Promise<boolean> {
-      return (await redis.zcard(replayKeys(account, channel).order)) > 0;
+      const order = replayKeys(account, channel).order;
+      return (await ctx.command((redis) => redis.zcard(order))) > 0;
     },
   };
 }

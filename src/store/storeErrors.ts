@@ -34,6 +34,7 @@ export const SCRIPT_ERROR_CODES = [
   'CHANNEL_SCOPE',
   'MESSAGE_TOO_LARGE',
   'RATE_LIMITED',
+  'REPLAY_NOT_FOUND',
   'SESSION_ENDED',
   'SESSION_EXPIRED',
   'SIZE_LIMIT',
@@ -90,6 +91,8 @@ export const SCRIPT_ERRORS: Record<
       'channel_limit',
       `channel limit reached: the plan allows at most ${max} channels`,
     ),
+  REPLAY_NOT_FOUND: (_, { id }) =>
+    new RelayError('history_not_found', `replay job ${id} does not exist`),
   CHANNEL_NOT_FOUND: (_, { channel }) =>
     new RelayError('channel_not_found', `channel ${channel} does not exist`),
   STORAGE_LIMIT: ([max]) =>

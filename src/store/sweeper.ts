@@ -11,17 +11,29 @@
  */
 import crypto from 'node:crypto';
 import type { Logger } from 'pino';
-import type { PlanResolver } from '../config/planResolver';
 import type { StoreContext } from './context';
-import { accountKeyList, duePartitionKeys, historyKeyList } from './keys';
+import { accountKeyList } from './keys';
+import {
+  claimDueAccountsScript,
+  releaseDueAccountScript,
+  type ClaimDueAccountsArgs,
+  type ClaimDueAccountsReply,
+  type ReleaseDueAccountArgs,
+} from './scripts/dueIndex';
+import {
+  dueChannelsScript,
+  sweepChannelScript,
+  type DueChannelsArgs,
+  type DueChannelsReply,
+  type SweepChannelArgs,
+  type SweepChannelReply,
+} from './scripts/sweep';
 
 const CLAIM_MS = 10_000;
 const ACCOUNTS_PER_TICK = 50;
 const CHANNELS_PER_ACCOUNT = 100;
 const ITEMS_PER_CHANNEL = 1000;
 const MIN_LEASE_MS = 1000;
-
-type ClaimReply = [number, number, string[]];
 
 export class Sweeper {
   private timer: NodeJS.Timeout | null = null;
@@ -42,7 +54,6 @@ export class Sweeper {
 
   constructor(
     private readonly ctx: StoreContext,
-    private readonly plans: PlanResolver,
     private readonly logger: Logger,
     private readonly intervalMs: number,
   ) {
@@ -114,11 +125,16 @@ export class Sweeper {
   }
 
   private async claim(partition: number, mode: 'take' | 'leave'): Promise<string[]> {
-    const keys = duePartitionKeys(partition);
-    const [heldMs, pods, claimed] = await this.ctx.call<ClaimReply>(
-      'claim_due_accounts',
-      [keys.due, keys.owner, keys.pods],
-      [CLAIM_MS, ACCOUNTS_PER_TICK, this.podId, this.leaseMs, mode],
+    const [heldMs, pods, claimed] = await this.ctx.run<ClaimDueAccountsReply, ClaimDueAccountsArgs>(
+      claimDueAccountsScript,
+      { partition },
+      {
+        claim_ms: CLAIM_MS,
+        limit: ACCOUNTS_PER_TICK,
+        pod_id: this.podId,
+        lease_ms: this.leaseMs,
+        mode,
+      },
     );
     this.podsSeen[partition] = Number(pods);
     const wasOwned = this.owned.has(partition);
@@ -140,24 +156,25 @@ export class Sweeper {
 
   private async sweepAccount(partition: number, account: string, claim: string): Promise<void> {
     this.sweeps++;
-    const accountRecord = await this.ctx.call<[string] | null>(
-      'account_get',
-      accountKeyList(account),
-      [],
+    const due = await this.ctx.run<DueChannelsReply, DueChannelsArgs>(
+      dueChannelsScript,
+      { account },
+      { limit: CHANNELS_PER_ACCOUNT },
     );
-    const limits = this.plans.limits(accountRecord ? accountRecord[0] : null);
-    const due = await this.ctx.call<string[]>('due_channels', accountKeyList(account), [
-      CHANNELS_PER_ACCOUNT,
-    ]);
     let nextDue: number | null = null;
     for (let i = 0; i < due.length; i += 2) {
       const channel = due[i];
       const [accountNext, requeued, deadLettered, discarded, expired, pendingMs] =
-        await this.ctx.withDeadLetterKeys(account, channel, (keys, dlq) =>
-          this.ctx.call<[number | null, number, number, number, number, number | null]>(
-            'sweep_channel',
-            [...keys, ...historyKeyList(account, channel)],
-            [channel, dlq, limits.max_channels, ITEMS_PER_CHANNEL, this.ctx.fanout.windowMs],
+        await this.ctx.withDeadLetter(account, channel, (dlq) =>
+          this.ctx.run<SweepChannelReply, SweepChannelArgs>(
+            sweepChannelScript,
+            { account, channel, target: dlq === '' ? channel : dlq },
+            {
+              channel,
+              dead_letter_channel: dlq,
+              limit: ITEMS_PER_CHANNEL,
+              fanout_window_ms: this.ctx.fanout.windowMs,
+            },
           ),
         );
       nextDue = accountNext;
@@ -168,10 +185,10 @@ export class Sweeper {
       this.ctx.metrics.count('expired', expired);
     }
     if (due.length === 0) nextDue = await this.earliestTimer(account);
-    await this.ctx.call(
-      'release_due_account',
-      [duePartitionKeys(partition).due],
-      [account, claim, nextDue ?? ''],
+    await this.ctx.run<unknown, ReleaseDueAccountArgs>(
+      releaseDueAccountScript,
+      { partition },
+      { account, claim_score: claim, next_due_ms: nextDue ?? '' },
     );
     // A sender may have added a timer after the sweep read the account; look once more.
     const earliest = await this.earliestTimer(account);
@@ -179,7 +196,9 @@ export class Sweeper {
   }
 
   private async earliestTimer(account: string): Promise<number | null> {
-    const first = await this.ctx.redis.zrange(accountKeyList(account)[2], 0, 0, 'WITHSCORES');
+    const first = await this.ctx.command((redis) =>
+      redis.zrange(accountKeyList(account)[2], 0, 0, 'WITHSCORES'),
+    );
     return first.length === 2 ? Number(first[1]) : null;
   }
 }

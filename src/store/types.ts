@@ -1,7 +1,7 @@
 /** The store's interface: what HTTP and WebSocket code may ask of the queue state. */
 import type { HistoryStore, ReplayStore } from './historyTypes';
-import type { LimitStore } from './limits';
-import type { Caller, PlanLimits } from '../types';
+import type { HolderKind } from './keys';
+import type { Caller } from '../types';
 
 export type { PlanLimits } from '../types';
 
@@ -210,21 +210,11 @@ export interface QueueStore {
 export interface ChannelStore {
   list(account: string): Promise<ChannelStats[]>;
   get(account: string, channel: string): Promise<ChannelStats | null>;
-  configure(
-    account: string,
-    channel: string,
-    limits: PlanLimits,
-    change: ConfigureChannel,
-  ): Promise<ChannelConfig>;
+  /** Within the plan's max_channels (the script reads the account's plan). */
+  configure(account: string, channel: string, change: ConfigureChannel): Promise<ChannelConfig>;
   purge(account: string, channel: string): Promise<number>;
   remove(account: string, channel: string): Promise<number>;
-  redrive(
-    account: string,
-    channel: string,
-    limits: PlanLimits,
-    to: string | null,
-    max: number,
-  ): Promise<number>;
+  redrive(account: string, channel: string, to: string | null, max: number): Promise<number>;
   /** Changes (or, with no change, reads) a channel's tags: all or nothing; the tags after. */
   tags(account: string, channel: string, change?: TagsChange): Promise<Record<string, string>>;
 }
@@ -234,8 +224,11 @@ export interface AccountStore {
   get(id: string): Promise<AccountRecord | null>;
   setPlan(id: string, plan: string): Promise<AccountRecord>;
   remove(id: string): Promise<void>;
-  /** Stores a token; maxTokens (0: unchecked) counts the account's tokens but not its sessions. */
-  createToken(account: string, token: TokenRecord, maxTokens: number): Promise<void>;
+  /**
+   * Stores a token; counted: within the plan's max_tokens, which counts the account's tokens
+   * but not its sessions (false: not checked, for sessions).
+   */
+  createToken(account: string, token: TokenRecord, counted: boolean): Promise<void>;
   listTokens(account: string): Promise<TokenRecord[] | null>;
   revokeToken(account: string, tokenId: string): Promise<void>;
   /**
@@ -287,7 +280,7 @@ export interface WebhookLookup {
 
 export interface WebhookStore {
   /** Stores the webhook (creating its channel if needed); returns its creation time. */
-  create(account: string, limits: PlanLimits, webhook: WebhookRecord): Promise<number>;
+  create(account: string, webhook: WebhookRecord): Promise<number>;
   /** The channel's webhooks, oldest first. */
   list(account: string, channel: string): Promise<WebhookEntry[]>;
   remove(account: string, channel: string, id: string): Promise<void>;
@@ -302,6 +295,24 @@ export interface WebhookStore {
     id: string,
     reason: string,
   ): Promise<{ noted: boolean; gone: boolean; waitMs: number }>;
+}
+
+/** Leased places behind the account limits, shared by every pod (src/store/limits.ts). */
+export interface LimitStore {
+  acquireHolder(
+    account: string,
+    kind: HolderKind,
+    holderId: string,
+    cap: number,
+    leaseMs: number,
+  ): Promise<{ taken: boolean; held: number }>;
+  releaseHolders(account: string, kind: HolderKind, holderIds: string[]): Promise<number>;
+  refreshHolders(
+    account: string,
+    kind: HolderKind,
+    holderIds: string[],
+    leaseMs: number,
+  ): Promise<number>;
 }
 
 export interface Store {

@@ -5,13 +5,21 @@
  * delivery; never returned by any API).
  */
 import type { StoreContext } from './context';
-import { accountKeyList, webhooksKey } from './keys';
+import { webhooksKey } from './keys';
+import {
+  webhookCreateScript,
+  webhookDeleteScript,
+  webhookLookupScript,
+  type WebhookCreateArgs,
+  type WebhookDeleteArgs,
+  type WebhookLookupArgs,
+  type WebhookLookupReply,
+} from './scripts/webhooks';
 import {
   webhookRefusedScript,
   type WebhookRefusedArgs,
   type WebhookRefusedReply,
 } from './scripts/webhook_refused';
-import { scriptError } from './storeErrors';
 import type { WebhookEntry, WebhookLookup, WebhookRecord, WebhookStore } from './types';
 
 /** Most webhooks one account may have (bounds the walk channel_delete makes). */
@@ -19,26 +27,21 @@ export const MAX_WEBHOOKS_PER_ACCOUNT = 100;
 
 export function createWebhookStore(ctx: StoreContext): WebhookStore {
   return {
-    async create(account, limits, webhook: WebhookRecord) {
-      try {
-        return await ctx.call<number>(
-          'webhook_create',
-          [...accountKeyList(account), webhooksKey(account)],
-          [
-            webhook.channel,
-            limits.max_channels,
-            webhook.id,
-            JSON.stringify(webhook),
-            MAX_WEBHOOKS_PER_ACCOUNT,
-          ],
-        );
-      } catch (err) {
-        throw scriptError(err, { account, channel: webhook.channel });
-      }
+    async create(account, webhook: WebhookRecord) {
+      return ctx.run<number, WebhookCreateArgs>(
+        webhookCreateScript,
+        { account, channel: webhook.channel, webhooks: true },
+        {
+          channel: webhook.channel,
+          webhook_id: webhook.id,
+          record: JSON.stringify(webhook),
+          max_webhooks: MAX_WEBHOOKS_PER_ACCOUNT,
+        },
+      );
     },
 
     async list(account, channel) {
-      const all = await ctx.redis.hgetall(webhooksKey(account));
+      const all = await ctx.command((redis) => redis.hgetall(webhooksKey(account)));
       const out: WebhookEntry[] = [];
       for (const [field, json] of Object.entries(all)) {
         if (field.includes(':')) continue;
@@ -60,18 +63,18 @@ export function createWebhookStore(ctx: StoreContext): WebhookStore {
     },
 
     async remove(account, channel, id) {
-      try {
-        await ctx.call('webhook_delete', [webhooksKey(account)], [channel, id]);
-      } catch (err) {
-        throw scriptError(err, { account, channel, id });
-      }
+      await ctx.run<unknown, WebhookDeleteArgs>(
+        webhookDeleteScript,
+        { account, channel, webhooks: true, id },
+        { channel, webhook_id: id },
+      );
     },
 
     async lookup(account, id): Promise<WebhookLookup> {
-      const [json, plan] = await ctx.call<[string | null, string | null]>(
-        'webhook_lookup',
-        [...accountKeyList(account), webhooksKey(account)],
-        [id],
+      const [json, plan] = await ctx.run<WebhookLookupReply, WebhookLookupArgs>(
+        webhookLookupScript,
+        { account, webhooks: true },
+        { webhook_id: id },
       );
       return { webhook: json ? (JSON.parse(json) as WebhookRecord) : null, plan };
     },

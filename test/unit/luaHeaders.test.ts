@@ -1,18 +1,14 @@
 /**
- * Every Lua script opens with its header (purpose, KEYS, ARGV, Returns, Errors), and its KEYS
- * match SCRIPT_KEY_COUNTS; a script with a typed module takes the KEYS groups and ARGV names,
- * in order, that it says.
+ * Every Lua script opens with its header (purpose, KEYS, ARGV, Returns, Errors); the registry
+ * takes its KEYS count from there; and every script has a typed module that takes the KEYS
+ * groups and ARGV names, in order, that the header says.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { SCRIPT_KEY_COUNTS } from '../../src/store/scripts';
-import { ackScript } from '../../src/store/scripts/ack';
-import { authorizeScript } from '../../src/store/scripts/authorize';
-import { channelTagsScript } from '../../src/store/scripts/channelTags';
-import { KEY_GROUPS, type AnyScriptSpec, type KeyGroup } from '../../src/store/scripts/define';
-import { extendScript } from '../../src/store/scripts/extend';
-import { pullScript } from '../../src/store/scripts/pull';
-import { sendScript } from '../../src/store/scripts/send';
+import { SCRIPT_NAMES, scriptKeyCounts } from '../../src/store/scripts';
+import { ALL_SCRIPTS } from '../../src/store/scripts/all';
+import { KEY_GROUPS, type KeyGroup } from '../../src/store/scripts/define';
+import { headerKeys, headerOf } from '../../src/store/scripts/header';
 
 const dir = path.resolve(__dirname, '../../lua');
 const scripts = fs
@@ -21,14 +17,11 @@ const scripts = fs
   .map((f) => f.replace(/\.lua$/, ''));
 
 function header(name: string): string {
-  const text = fs.readFileSync(path.join(dir, `${name}.lua`), 'utf8');
-  const match = /^--\[\[\n([\s\S]*?)\n\]\]/.exec(text);
-  if (!match) throw new Error(`${name}.lua does not open with a --[[ ... ]] header`);
-  return match[1];
+  return headerOf(name, fs.readFileSync(path.join(dir, `${name}.lua`), 'utf8'));
 }
 
 test('every script in lua/ is registered, and every registered script exists', () => {
-  expect(scripts.sort()).toEqual(Object.keys(SCRIPT_KEY_COUNTS).sort());
+  expect(scripts.sort()).toEqual([...SCRIPT_NAMES].sort());
 });
 
 test.each(scripts)('%s.lua: purpose, KEYS, ARGV, Returns, Errors; KEYS count matches', (name) => {
@@ -45,29 +38,24 @@ test.each(scripts)('%s.lua: purpose, KEYS, ARGV, Returns, Errors; KEYS count mat
       highest = Math.max(highest, Number(m[2] ?? m[1]));
     }
   }
-  expect(highest).toBe(SCRIPT_KEY_COUNTS[name as keyof typeof SCRIPT_KEY_COUNTS]);
+  // the registry reads the count from the header, as this test does
+  expect(headerKeys(h).fixed).toBe(highest);
+  expect(scriptKeyCounts()[name as (typeof SCRIPT_NAMES)[number]].fixed).toBe(highest);
 });
 
-/** The typed modules (src/store/scripts/*.ts): one per script they cover. */
-const typed: AnyScriptSpec[] = [
-  sendScript,
-  pullScript,
-  ackScript,
-  extendScript,
-  authorizeScript,
-  channelTagsScript,
-];
+/** The typed modules (src/store/scripts/*.ts): one spec per script. */
+const typed = ALL_SCRIPTS;
+
+test('every script has exactly one typed module spec', () => {
+  expect(typed.map((spec) => spec.name).sort()).toEqual([...SCRIPT_NAMES].sort());
+});
+
 /** The typed modules whose script checks a caller (the others are the owner's operations). */
 const withCaller = typed.filter((spec) => spec.keys.includes('caller'));
 
 const GROUP_OF_LABEL: Record<string, KeyGroup> = {
-  account: 'account',
-  channel: 'channel',
-  caller: 'caller',
-  history: 'history',
+  ...(Object.fromEntries(Object.keys(KEY_GROUPS).map((g) => [g, g])) as Record<string, KeyGroup>),
   'dead-letter': 'deadLetter',
-  webhooks: 'webhooks',
-  tags: 'tags',
 };
 
 test.each(typed.map((spec) => [spec.name, spec] as const))(
@@ -76,9 +64,19 @@ test.each(typed.map((spec) => [spec.name, spec] as const))(
     const lines = header(name).split('\n');
     const groups: KeyGroup[] = [];
     let next = 1;
-    for (const line of lines) {
-      const m = /^KEYS\[(\d+)\.\.(\d+)\]\s+([a-z-]+) keys: ([a-z_, ]+)/.exec(line);
+    for (const line of lines.filter((l) => l.startsWith('KEYS['))) {
+      // every KEYS line names its group: KEYS[a..b] <group> keys: <names>; KEYS[a..] repeats
+      const m = /^KEYS\[(\d+)\.\.(\d*)\]\s+([a-z-]+) keys: ([a-z_, ]+)/.exec(line);
+      expect(m).not.toBeNull();
       if (!m) continue;
+      if (m[2] === '') {
+        expect(Number(m[1])).toBe(next);
+        expect(m[4].split(',').map((n) => n.trim().split(' ')[0])).toEqual([
+          ...KEY_GROUPS[GROUP_OF_LABEL[m[3]]],
+        ]);
+        groups.push(GROUP_OF_LABEL[m[3]]);
+        continue;
+      }
       const group = GROUP_OF_LABEL[m[3]];
       expect(group).toBeDefined();
       expect(Number(m[1])).toBe(next);
@@ -104,11 +102,16 @@ test.each(typed.map((spec) => [spec.name, spec] as const))(
       }
     }
     expect(argv).toEqual([...spec.argv]);
-    // the fixed KEYS count of the registry leaves out the optional groups
+    // the registry's KEYS count (read from the header) is what the groups add up to, but the
+    // optional and repeated ones
+    const optional = lines
+      .filter((l) => /absent when/.test(l) || /^KEYS\[\d+\.\.\]/.test(l))
+      .map((l) => GROUP_OF_LABEL[/^KEYS\[[\d.]+\]\s+([a-z-]+) keys:/.exec(l)![1]]);
     const fixed = spec.keys
-      .filter((g) => g !== 'deadLetter' && g !== 'webhooks')
+      .filter((g) => !optional.includes(g))
       .reduce((n, g) => n + KEY_GROUPS[g].length, 0);
-    expect(SCRIPT_KEY_COUNTS[spec.name]).toBe(fixed);
+    expect(scriptKeyCounts()[spec.name].fixed).toBe(fixed);
+    expect(scriptKeyCounts()[spec.name].variable).toBe(optional.length > 0);
   },
 );
 

@@ -577,8 +577,13 @@ $('release-peeked').addEventListener('click', () => {
 // in a request): it is taken off the address bar at once and exchanged for a session. A
 // signed-in page never switches accounts on a link's word alone (a link can be crafted
 // with another account's token): it keeps the session, or asks first.
-const linkToken = new URLSearchParams(location.hash.slice(1)).get('owner_token');
-if (linkToken) history.replaceState(null, '', location.pathname + location.search);
+/** The fragment's owner token, taken off the address bar at once (null when none). */
+function takeLinkToken() {
+  const token = new URLSearchParams(location.hash.slice(1)).get('owner_token');
+  if (token) history.replaceState(null, '', location.pathname + location.search);
+  return token;
+}
+const linkToken = takeLinkToken();
 
 function signInWithLink(token, switchAccount = false) {
   return api('POST', '/dashboard/api/session', { token, switch: switchAccount })
@@ -601,6 +606,12 @@ async function askToSwitch(token, why) {
   if (yes) await signInWithLink(token, true);
   else say(`Still signed in to account "${session.account}"; the link was not used.`);
 }
+
+// a link opened in a tab already showing the dashboard changes only the fragment: no reload
+window.addEventListener('hashchange', () => {
+  const token = takeLinkToken();
+  if (token) signInWithLink(token);
+});
 
 if (linkToken) {
   signInWithLink(linkToken);

@@ -9,11 +9,16 @@ import {
   accountKeyList,
   accountRateKey,
   channelKeyList,
+  duePartitionKeys,
   historyKeyList,
+  holdersKey,
   rateLimitKey,
+  systemKeys,
   tagsKey,
   webhookRefusalsKey,
+  replayKeys,
   webhooksKey,
+  type HolderKind,
 } from '../keys';
 import type { Caller } from '../../types';
 import type { ScriptName } from './index';
@@ -21,18 +26,32 @@ import type { ScriptName } from './index';
 export type { Caller };
 
 /**
- * The groups of keys a script takes, in this order; deadLetter and webhooks only when the call
- * names them (the script sees #KEYS).
+ * The groups of keys a script takes, in its header's order (`KEYS[a..b] <group> keys: ...`);
+ * deadLetter and webhooks may be optional (the header says "absent when"; the script sees
+ * #KEYS), channels repeats for each channel named (account_gauges).
  */
 export const KEY_GROUPS = {
   account: ['account', 'channels', 'timers', 'usage', 'events', 'tokens'],
   channel: ['q', 'f', 'm', 'x', 'd', 'dx'],
   caller: ['rate', 'token_rate'],
+  /** the channel's history (lua/lib/history.lua) */
   history: ['h', 'hi', 'he'],
   deadLetter: ['q', 'f', 'm', 'x', 'd', 'dx'],
+  /** a second channel: redrive's target, sweep_channel's dead-letter channel (or its own) */
+  target: ['q', 'f', 'm', 'x', 'd', 'dx'],
+  /** a channel's bulk replay jobs (lua/replay_*.lua) */
+  replay: ['jobs', 'order', 'lease'],
   webhooks: ['webhooks'],
   refusals: ['refusals'],
   tags: ['tags'],
+  holders: ['holders'],
+  /** a partition of the due index (keys.ts duePartitionKeys) */
+  due: ['due'],
+  partition: ['owner', 'pods'],
+  /** the service-wide gauges, as gauges_fold and gauges_read take them */
+  fold: ['gauges', 'gauge_accounts', 'gauge_oldest', 'gauge_expiry'],
+  totals: ['gauges', 'gauge_oldest', 'accounts', 'gauge_expiry'],
+  channels: ['q', 'f', 'm', 'x', 'd', 'dx'],
 } as const;
 
 export type KeyGroup = keyof typeof KEY_GROUPS;
@@ -63,17 +82,29 @@ export interface AnyScriptSpec {
   argv: readonly string[];
 }
 
+/** What one call is about: the keys of its groups are built from these. */
 export interface ScriptKeys {
-  account: string;
+  /** the account (every group but the due index's and the gauges' is the account's) */
+  account?: string;
   channel?: string;
   /** the caller whose rate counters the script counts */
   caller?: Caller;
   /** the dead-letter channel, or null/'' for none (its keys are then left out) */
   deadLetter?: string | null;
+  /** the second channel (the target group) */
+  target?: string;
   /** true to pass the account's webhooks hash (left out otherwise) */
   webhooks?: boolean;
   /** the webhook whose refusal window the script counts (the refusals group) */
   webhookId?: string;
+  /** the kind of holders leased (the holders group) */
+  holders?: HolderKind;
+  /** the partition of the due index (the due and partition groups) */
+  partition?: number;
+  /** the channels whose keys follow, in order (the channels group) */
+  channels?: readonly string[];
+  /** the token or webhook the call is about, as its errors name it */
+  id?: string;
 }
 
 const KEY_CACHE_MAX = 10_000;
@@ -91,37 +122,90 @@ function accountAndChannelKeys(account: string, channel: string): string[] {
   return keys;
 }
 
-/** The KEYS of one call of the script, by group (every script starts with the account's). */
+/** The KEYS of one call of the script, group by group in the spec's order. */
 export function scriptKeys<A extends object>(spec: ScriptSpec<A>, on: ScriptKeys): string[] {
-  const keys =
-    spec.keys[1] === 'channel'
-      ? accountAndChannelKeys(on.account, required(spec, on.channel, 'channel')).slice()
-      : accountKeyList(on.account);
-  for (const group of spec.keys) {
-    if (group === 'caller') {
-      const caller = required(spec, on.caller, 'caller');
-      keys.push(accountRateKey(on.account), rateLimitKey(on.account, caller.tokenId));
-    } else if (group === 'history') {
-      keys.push(...historyKeyList(on.account, required(spec, on.channel, 'channel')));
-    } else if (group === 'deadLetter' && on.deadLetter) {
-      keys.push(...channelKeyList(on.account, on.deadLetter));
-    } else if (group === 'webhooks' && on.webhooks) {
-      keys.push(webhooksKey(on.account));
-    } else if (group === 'refusals') {
-      keys.push(webhookRefusalsKey(on.account, required(spec, on.webhookId, 'refusals')));
-    } else if (group === 'tags') {
-      keys.push(tagsKey(on.account, required(spec, on.channel, 'channel')));
+  const groups = spec.keys;
+  const both = groups[0] === 'account' && groups[1] === 'channel';
+  const keys = both
+    ? accountAndChannelKeys(
+        need(spec, on.account, 'account'),
+        need(spec, on.channel, 'channel'),
+      ).slice()
+    : [];
+  for (let i = both ? 2 : 0; i < groups.length; i++) {
+    const group = groups[i];
+    if (group === 'deadLetter') {
+      if (on.deadLetter) keys.push(...channelKeyList(need(spec, on.account, group), on.deadLetter));
+    } else if (group === 'webhooks') {
+      if (on.webhooks) keys.push(webhooksKey(need(spec, on.account, group)));
+    } else if (group === 'channels') {
+      const account = need(spec, on.account, group);
+      for (const channel of need(spec, on.channels, group)) {
+        keys.push(...channelKeyList(account, channel));
+      }
+    } else {
+      keys.push(...groupKeys(spec, group, on));
     }
   }
   return keys;
 }
 
-function required<T, A extends object>(
+/** The keys of one always-present group. */
+function groupKeys<A extends object>(
   spec: ScriptSpec<A>,
-  value: T | undefined,
-  group: string,
-): T {
-  if (value === undefined) throw new Error(`${spec.name} needs the ${group} keys`);
+  group: KeyGroup,
+  on: ScriptKeys,
+): string[] {
+  switch (group) {
+    case 'account':
+      return accountKeyList(need(spec, on.account, group));
+    case 'channel':
+      return channelKeyList(need(spec, on.account, group), need(spec, on.channel, group));
+    case 'history':
+      return historyKeyList(need(spec, on.account, group), need(spec, on.channel, group));
+    case 'replay': {
+      const r = replayKeys(need(spec, on.account, group), need(spec, on.channel, group));
+      return [r.jobs, r.order, r.lease];
+    }
+    case 'target':
+      return channelKeyList(need(spec, on.account, group), need(spec, on.target, group));
+    case 'caller': {
+      const account = need(spec, on.account, group);
+      return [accountRateKey(account), rateLimitKey(account, need(spec, on.caller, group).tokenId)];
+    }
+    case 'refusals':
+      return [webhookRefusalsKey(need(spec, on.account, group), need(spec, on.webhookId, group))];
+    case 'tags':
+      return [tagsKey(need(spec, on.account, group), need(spec, on.channel, group))];
+    case 'holders':
+      return [holdersKey(need(spec, on.account, group), need(spec, on.holders, group))];
+    case 'due':
+      return [duePartitionKeys(need(spec, on.partition, group)).due];
+    case 'partition': {
+      const keys = duePartitionKeys(need(spec, on.partition, group));
+      return [keys.owner, keys.pods];
+    }
+    case 'fold':
+      return [
+        systemKeys.gauges,
+        systemKeys.gaugeAccounts,
+        systemKeys.gaugeOldest,
+        systemKeys.gaugeExpiry,
+      ];
+    case 'totals':
+      return [
+        systemKeys.gauges,
+        systemKeys.gaugeOldest,
+        systemKeys.accounts,
+        systemKeys.gaugeExpiry,
+      ];
+    default:
+      throw new Error(`${spec.name}: the ${group} keys are built by scriptKeys`);
+  }
+}
+
+function need<T, A extends object>(spec: ScriptSpec<A>, value: T | undefined, group: string): T {
+  if (value === undefined) throw new Error(`${spec.name} needs what its ${group} keys are of`);
   return value;
 }
 
@@ -134,6 +218,9 @@ export function scriptArgv<A extends object>(
   const values = spec.argv.map((name) => args[name] as unknown as string | number);
   return tail.length === 0 ? values : values.concat(tail);
 }
+
+/** The ARGV of a script that takes none (or only a variable tail). */
+export type NoArgs = Record<string, never>;
 
 export function defineScript<A extends object>(spec: ScriptSpec<A>): ScriptSpec<A> {
   return spec;

@@ -1,69 +1,59 @@
 /**
- * The Lua scripts and the number of KEYS each takes. Scripts are read from lua/
- * with the plan prelude (plans.ts), lua/lib/common.lua and lua/lib/caller.lua prepended, registered as ioredis commands (EVALSHA
+ * The Lua scripts. Each takes the KEYS its header says (header.ts reads them). Scripts are read from lua/
+ * with the plan prelude (plans.ts), lua/lib/common.lua, lua/lib/caller.lua and lua/lib/history.lua prepended, registered as ioredis commands (EVALSHA
  * with a fallback to EVAL, so a SCRIPT FLUSH or a Redis restart is survived),
  * and loaded at start-up: the service is not ready until they are.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RedisClient } from '../redis';
+import { headerKeys, headerOf, type HeaderKeys } from './header';
 import { DEFAULT_PLAN_TABLE, planPrelude, type PlanTable } from './plans';
 
-export const SCRIPT_KEY_COUNTS = {
-  // account, channel and caller keys (the typed modules beside this file name them)
-  send: 17,
-  // then the dead-letter channel's keys when the channel has one (VARIABLE_KEYS)
-  pull: 17,
-  ack: 17,
-  extend: 14,
-  release: 12,
-  sweep_channel: 21,
-  due_channels: 6,
-  announce_channel: 12,
-  claim_due_accounts: 3,
-  release_due_account: 1,
-  lower_due_account: 1,
-  authorize: 8,
-  account_create: 6,
-  account_get: 6,
-  account_set_plan: 6,
-  account_delete: 6,
-  account_forget: 6,
-  token_create: 6,
-  token_revoke: 6,
-  channel_stats: 12,
-  channel_configure: 15,
-  channel_purge: 15,
-  channel_delete: 17,
-  channel_tags: 7,
-  dead_letter_sources: 12,
-  redrive: 18,
-  holder_acquire: 1,
-  holder_release: 1,
-  holder_refresh: 1,
-  // account keys, then 6 keys per channel: the caller passes the count (VARIABLE_KEYS)
-  account_gauges: 6,
-  gauges_fold: 4,
-  gauges_read: 4,
-  webhook_create: 7,
-  webhook_delete: 1,
-  webhook_lookup: 7,
-  webhook_refused: 8,
-  // bulk replay jobs of a channel (src/store/replays.ts)
-  replay_claim: 3,
-  replay_progress: 2,
-  replay_cancel: 1,
-} as const;
-
-export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;
-
-/** Scripts whose callers pass a variable number of keys (SCRIPT_KEY_COUNTS is the fixed part). */
-export const VARIABLE_KEYS: ReadonlySet<ScriptName> = new Set<ScriptName>([
-  'account_gauges',
+/** Every script in lua/ by name (test/unit/luaHeaders.test.ts checks the folder against it). */
+export const SCRIPT_NAMES = [
   'send',
   'pull',
   'ack',
-]);
+  'extend',
+  'release',
+  'sweep_channel',
+  'due_channels',
+  'announce_channel',
+  'claim_due_accounts',
+  'release_due_account',
+  'lower_due_account',
+  'authorize',
+  'account_create',
+  'account_get',
+  'account_set_plan',
+  'account_delete',
+  'account_forget',
+  'token_create',
+  'token_revoke',
+  'channel_stats',
+  'channel_configure',
+  'channel_purge',
+  'channel_delete',
+  'channel_tags',
+  'dead_letter_sources',
+  'redrive',
+  'holder_acquire',
+  'holder_release',
+  'holder_refresh',
+  'account_gauges',
+  'gauges_fold',
+  'gauges_read',
+  'webhook_create',
+  'webhook_delete',
+  'webhook_lookup',
+  'webhook_refused',
+  'replay_claim',
+  'replay_progress',
+  'replay_cancel',
+] as const;
+
+export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 function luaDir(): string {
   for (const candidate of [
@@ -76,6 +66,20 @@ function luaDir(): string {
 }
 
 const cachedSources = new Map<string, Record<ScriptName, string>>();
+let cachedKeys: Record<ScriptName, HeaderKeys> | null = null;
+
+/** The KEYS each script takes, as its header says. */
+export function scriptKeyCounts(): Record<ScriptName, HeaderKeys> {
+  if (cachedKeys) return cachedKeys;
+  const dir = luaDir();
+  const counts = {} as Record<ScriptName, HeaderKeys>;
+  for (const name of SCRIPT_NAMES) {
+    const source = fs.readFileSync(path.join(dir, `${name}.lua`), 'utf8');
+    counts[name] = headerKeys(headerOf(name, source));
+  }
+  cachedKeys = counts;
+  return counts;
+}
 
 /** The full text of every script: the plan prelude and the shared libraries prepended. */
 export function scriptSources(
@@ -89,7 +93,7 @@ export function scriptSources(
     .map((name) => fs.readFileSync(path.join(dir, 'lib', `${name}.lua`), 'utf8'))
     .join('\n');
   const sources = {} as Record<ScriptName, string>;
-  for (const name of Object.keys(SCRIPT_KEY_COUNTS) as ScriptName[]) {
+  for (const name of SCRIPT_NAMES) {
     sources[name] = `${prelude}${lib}\n${fs.readFileSync(path.join(dir, `${name}.lua`), 'utf8')}`;
   }
   cachedSources.set(prelude, sources);
@@ -109,13 +113,14 @@ export function defineScripts(
   planTable: PlanTable = DEFAULT_PLAN_TABLE,
 ): Scripts {
   const sources = scriptSources(planTable);
+  const keys = scriptKeyCounts();
   const callers = {} as Scripts;
-  for (const name of Object.keys(SCRIPT_KEY_COUNTS) as ScriptName[]) {
+  for (const name of SCRIPT_NAMES) {
     const command = `rq_${name}`;
-    const variable = VARIABLE_KEYS.has(name);
+    const { fixed, variable } = keys[name];
     redis.defineCommand(command, {
       // without numberOfKeys, ioredis takes the key count as the first argument
-      ...(variable ? {} : { numberOfKeys: SCRIPT_KEY_COUNTS[name] }),
+      ...(variable ? {} : { numberOfKeys: fixed }),
       lua: sources[name],
     });
     callers[name] = (redis as unknown as Record<string, ScriptFn>)[command].bind(redis);
@@ -124,7 +129,7 @@ export function defineScripts(
 }
 
 /**
- * Runs a script with its KEYS and ARGV: a script whose KEYS count varies (VARIABLE_KEYS)
+ * Runs a script with its KEYS and ARGV: a script whose KEYS count varies (its header says so)
  * takes the count first, as ioredis expects of a command defined without numberOfKeys.
  */
 export function runScript(
@@ -134,7 +139,9 @@ export function runScript(
   args: readonly (string | number)[],
 ): Promise<unknown> {
   const script = scripts[name];
-  return VARIABLE_KEYS.has(name) ? script(keys.length, ...keys, ...args) : script(...keys, ...args);
+  return scriptKeyCounts()[name].variable
+    ? script(keys.length, ...keys, ...args)
+    : script(...keys, ...args);
 }
 
 /** SCRIPT LOAD on every master, so the first requests find the scripts cached. */

@@ -5,7 +5,7 @@
  * configuration load the same source, so they share the scripts' SHAs.
  */
 import { DEFAULT_PLANS, type Plans } from '../../config/plans';
-import type { PlanLimits } from '../types';
+import type { PlanLimits } from '../../types';
 
 /** A rate with its burst as a fixed window: at most limit requests per windowMs. */
 export interface RateWindow {

@@ -10,7 +10,13 @@ import {
   SendMessageBatchCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { accountWithToken, sleep, startListeningApp, type ListeningApp } from '../../helpers/app';
+import {
+  accountWithToken,
+  eventually,
+  sleep,
+  startListeningApp,
+  type ListeningApp,
+} from '../../helpers/app';
 import { podCommands } from '../../helpers/monitor';
 import { startSingleRedis, type SingleTestRedis } from '../../helpers/redis';
 import { createHook, deliver } from '../webhooks/hooks';
@@ -25,6 +31,14 @@ const env = {
   RELAY_GAUGE_INTERVAL_MS: '60000',
   RELAY_DUE_REPAIR_PASS_MS: '60000',
   RELAY_REPLAY_TICK_MS: '60000',
+  RELAY_PLANS: JSON.stringify({
+    capped: {
+      max_storage_bytes: 1_000_000,
+      max_channels: 5,
+      retention_seconds: 3600,
+      max_long_polls: 1,
+    },
+  }),
 };
 
 beforeAll(async () => {
@@ -119,4 +133,37 @@ test('a webhook delivery: two calls the first time on a pod, then one', async ()
   });
   expect(scriptCalls(next)).toHaveLength(1);
   expect(next.length).toBeLessThanOrEqual(3);
+});
+
+test('a long poll over the account cap is refused in one call once the pod has seen the cap', async () => {
+  await app.relay.relay.accounts.create('capped-lp', 'capped');
+  const { auth } = await accountWithToken(app, 'capped-lp');
+  const pull = (waitMs: number) =>
+    app.http
+      .post('/v1/relay/channels/orders/messages/pull')
+      .set('Authorization', auth)
+      .send({ wait_ms: waitMs });
+  await app.http.put('/v1/relay/channels/orders').set('Authorization', auth).send({}).expect(200);
+  const holding = pull(3000).then((r) => r);
+  await eventually(async () => (await redis.client.keys('rq:{capped-lp}:holders:lp')).length === 1);
+  // the first refusal finds the cap in Redis; the pod remembers it for the Retry-After second
+  expect((await pull(3000)).status).toBe(429);
+  let refused: Awaited<ReturnType<typeof pull>> | undefined;
+  const commands = await podCommands(redis, app, async () => {
+    refused = await pull(3000);
+  });
+  expect(refused!.status).toBe(429);
+  expect(refused!.headers['retry-after']).toBe('1');
+  // the pull that found nothing (it answers at once when messages wait); nothing else
+  expect(scriptCalls(commands)).toHaveLength(1);
+  // a pull that does not wait is still served
+  expect((await pull(0)).status).toBe(200);
+  // the place freed on this pod is free again at once
+  await app.http
+    .post('/v1/relay/channels/orders/messages')
+    .set('Authorization', auth)
+    .send({ body: 'one' })
+    .expect(200);
+  expect((await holding).body.result.messages).toHaveLength(1);
+  expect((await pull(100)).status).toBe(200);
 });

@@ -25,14 +25,11 @@ const rq = useRelay({ env, flush: false });
 // the accounts and channels whose gauges a scrape reads
 beforeAll(async () => {
   const { store } = rq.app.relay;
-  const limits = rq.app.relay.plans.limits('wide');
   for (let i = 0; i < ACCOUNTS; i++) {
     const account = `acct${i}`;
     await store.accounts.create(account, 'wide');
     await Promise.all(
-      Array.from({ length: CHANNELS }, (_, c) =>
-        store.channels.configure(account, `ch${c}`, limits, {}),
-      ),
+      Array.from({ length: CHANNELS }, (_, c) => store.channels.configure(account, `ch${c}`, {})),
     );
   }
   const caller = { accountId: 'acct0', tokenId: 'seed', proof: 'account', count: false };
