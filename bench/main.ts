@@ -36,6 +36,7 @@ import {
   rsmq,
   type QueueSystem,
 } from './systems';
+import { runEntrances } from './entrances';
 import { runFilters } from './filters';
 import { runScale } from './scale';
 import {
@@ -357,6 +358,11 @@ async function oneRun(
     } finally {
       await lua.close();
     }
+  }
+  if (want('entrances')) {
+    log(`run ${run} entrances: relay send, webhook URL, SQS SendMessage (own relayq and Redis)`);
+    result.entrances = await runEntrances(s.quick);
+    log('   ', JSON.stringify(result.entrances));
   }
   if (want('filters')) {
     log(`run ${run} filters (in process)`);

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { median, round } from './stats';
+import type { EntrancesResult } from './entrances';
 import type { FiltersResult } from './filters';
 import { FLOOR } from './systems';
 import type { FanoutResult, LatencyResult, ScaleResult, W1Result, W2Result } from './workloads';
@@ -36,6 +37,8 @@ export interface RunResult {
     | Record<string, never>;
   /** filter evaluation, in process (bench/filters.ts) */
   filters?: FiltersResult;
+  /** the entrances side by side (bench/entrances.ts) */
+  entrances?: EntrancesResult;
 }
 
 export interface BenchResults {
@@ -51,7 +54,7 @@ export interface BenchResults {
 
 export interface Target {
   /** issue 18's list, a later issue's, or the earlier targets that still apply */
-  list: 'issue18' | 'issue27' | 'earlier';
+  list: 'issue18' | 'issue24' | 'issue27' | 'earlier';
   workload: string;
   target: string;
   measured: string;
@@ -209,6 +212,29 @@ export function targets(runs: RunResult[]): Target[] {
     met: null,
   });
 
+  const webhookRatio = med(runs, (r) => r.entrances?.webhook_ratio);
+  const sqsRatio = med(runs, (r) => r.entrances?.sqs_ratio);
+  out.push(
+    target(
+      'issue24',
+      'Entrances',
+      'webhook ingest (2 KB, GitHub signature verified, 32 concurrent) ≥ 0.9 of the single send',
+      webhookRatio,
+      `${fmt(webhookRatio, 2)}x (${fmt(med(runs, (r) => r.entrances?.webhook_per_s))} vs ${fmt(
+        med(runs, (r) => r.entrances?.send_per_s),
+      )} req/s)`,
+      (v) => v >= 0.9,
+    ),
+    target(
+      'issue24',
+      'Entrances',
+      'SQS SendMessage through @aws-sdk/client-sqs ≥ 0.6 of the single send',
+      sqsRatio,
+      `${fmt(sqsRatio, 2)}x (${fmt(med(runs, (r) => r.entrances?.sqs_per_s))} req/s)`,
+      (v) => v >= 0.6,
+    ),
+  );
+
   const evaluated = med(runs, (r) => r.filters?.evaluated.p99_us);
   out.push(
     target(
@@ -325,6 +351,7 @@ function markdown(res: BenchResults, chartRel: string, jsonRel: string): string 
   const verdict = (t: Target) => (t.met === null ? 'not run' : t.met ? 'met' : '**missed**');
   for (const [list, title] of [
     ['issue18', 'Targets (issue 18)'],
+    ['issue24', 'Targets (issue 24: entrances side by side)'],
     ['issue27', 'Targets (issue 27: routes)'],
     ['earlier', 'Earlier targets that still apply'],
   ] as const) {

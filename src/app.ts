@@ -38,6 +38,8 @@ import { DueRepair } from './store/dueRepair';
 import { Sweeper } from './store/sweeper';
 import type { Store } from './store/types';
 import { ChannelWaiters } from './store/waiters';
+import { Deliveries, type DeliveryOptions } from './destinations/deliveries';
+import { destinationsRouter } from './destinations/router';
 import { webhookReceiver } from './webhooks/receiver';
 import { webhooksRouter } from './webhooks/router';
 
@@ -46,6 +48,8 @@ export interface AppDeps {
   redis: RedisClient;
   logger: Logger;
   metrics?: Metrics;
+  /** the push deliveries' timings (tests shorten them); false: this app delivers nothing */
+  deliveries?: Partial<DeliveryOptions> | false;
 }
 
 export interface RelayApp {
@@ -64,6 +68,8 @@ export interface RelayApp {
   /** the operations every entrance calls */
   relay: Relay;
   deps: RelayDeps;
+  /** this pod's push deliveries (src/destinations), null when turned off */
+  deliveries: Deliveries | null;
   /** which hops' X-Forwarded-* to believe (RELAY_TRUST_PROXY) */
   trustProxy: TrustProxy;
   /** entrances that answer the server's own refusals in their shape */
@@ -77,7 +83,13 @@ export interface RelayApp {
   close(): Promise<void>;
 }
 
-export function buildApp({ config, redis, logger, metrics = new Metrics() }: AppDeps): RelayApp {
+export function buildApp({
+  config,
+  redis,
+  logger,
+  metrics = new Metrics(),
+  deliveries: deliveryOptions = {},
+}: AppDeps): RelayApp {
   const planTable = { plans: config.plans, defaultPlan: config.defaultPlan };
   if (config.authCacheMs) {
     logger.warn(
@@ -137,6 +149,13 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   const relay = createRelay(deps);
   const replayRunner = new ReplayRunner(deps, config.replayTickMs ?? 200);
   metrics.historySource = () => store.history.countAll();
+  const deliveries =
+    deliveryOptions === false
+      ? null
+      : new Deliveries(relay, logger, {
+          allowPrivate: config.destinationsAllowPrivate ?? config.embeddedRedis,
+          ...deliveryOptions,
+        });
   const isShuttingDown = () => shuttingDown;
 
   const app = express();
@@ -164,6 +183,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
   app.use(channelsRouter(relay));
   app.use(historyRouter(relay));
   app.use(webhooksRouter(relay));
+  app.use(destinationsRouter(relay, deliveries));
   app.use(whoamiRouter(relay));
   app.use(accountRouter(relay));
   app.use('/dashboard', dashboardHeaders);
@@ -186,6 +206,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     context,
     relay,
     deps,
+    deliveries,
     trustProxy: app.get('trust proxy fn') as TrustProxy,
     refusalShapes: [sqsRefusalShape],
     isShuttingDown,
@@ -197,6 +218,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
       gauges.start();
       dueRepair.start();
       replayRunner.start();
+      deliveries?.start();
     },
     beginShutdown() {
       shuttingDown = true;
@@ -205,6 +227,7 @@ export function buildApp({ config, redis, logger, metrics = new Metrics() }: App
     async close() {
       shuttingDown = true;
       waiters.releaseAll();
+      await deliveries?.stop();
       await dueRepair.stop();
       await replayRunner.stop();
       await sweeper.stop();

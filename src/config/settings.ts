@@ -317,6 +317,20 @@ export const SETTINGS = {
       return parsed.toString().replace(/\/+$/, '');
     },
   }),
+  destinationsAllowPrivate: custom<boolean | null>('RELAY_DESTINATIONS_ALLOW_PRIVATE', {
+    type: 'boolean',
+    default: '(unset: true in the embedded quick start, else false)',
+    bounds: 'true or false',
+    description:
+      'lets push destinations connect to loopback, private, link-local and metadata addresses (refused otherwise, on the address actually connected to). See docs/api/destinations.md',
+    whenUnset: null,
+    read(raw) {
+      const value = raw.trim();
+      if (value === 'true') return true;
+      if (value === 'false') return false;
+      throw new ConfigError(`RELAY_DESTINATIONS_ALLOW_PRIVATE must be true or false, got "${raw}"`);
+    },
+  }),
   webhookSecretKey: custom<Buffer | null>('RELAY_WEBHOOK_SECRET_KEY', {
     type: 'string',
     default: '(unset)',

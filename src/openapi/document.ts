@@ -59,6 +59,12 @@ const PARAMETERS: Record<string, object> = {
     required: true,
     schema: { type: 'string', pattern: '^[0-9a-f]{16}$' },
   },
+  destinationId: {
+    name: 'destinationId',
+    in: 'path',
+    required: true,
+    schema: { type: 'string', pattern: '^dst_[0-9a-f]{16}$' },
+  },
   messageId: {
     name: 'messageId',
     in: 'path',
@@ -168,6 +174,7 @@ export function buildOpenApi(operations: Operation[] = OPERATIONS): Record<strin
       'subscriptions',
       'history',
       'webhooks',
+      'destinations',
       'account',
       'admin',
       'dashboard',

@@ -17,6 +17,7 @@ import {
   validateRedrive,
   validateTokenCreate,
 } from '../schemas/requests';
+import { CREATE_SCHEMA, PATCH_SCHEMA } from '../destinations/schema';
 import { validateWebhookBody } from '../webhooks/schema';
 import type { Operation } from './operation';
 import { RESULTS } from './results';
@@ -25,6 +26,7 @@ const ID = '0b9d0b5e-8a43-4c8e-9f0e-6d0c1d7b9a11';
 const LEASE = '00000000002aQ3vR8kT1xY7pL2mN5bC4dE';
 const TOKEN_ID = '3f2a9c1b7d4e6a80';
 const WEBHOOK_ID = '9c1b7d4e6a803f2a';
+const DESTINATION_ID = 'dst_5e0c1a7b9d2f4e68';
 const channelExample = {
   id: 'orders',
   queued: 3,
@@ -458,6 +460,125 @@ export const OPERATIONS: Operation[] = [
         plan: 'free',
       },
     },
+  },
+  // --- push destinations (docs/api/destinations.md) ---
+  {
+    operationId: 'createDestination',
+    method: 'post',
+    path: '/v1/relay/channels/{channelId}/destinations',
+    tag: 'destinations',
+    summary: "Create the channel's push destination (its signing secret is in this answer only)",
+    description:
+      'At most one per channel: a second is a 409 naming the first. Creates the channel if needed ' +
+      '(the plan channel limit applies: 403).',
+    access: 'bearer',
+    request: CREATE_SCHEMA,
+    result: RESULTS.destinationCreated,
+    errors: [409],
+    example: {
+      request: { url: 'https://api.example.com/hooks', parallelism: 1 },
+      result: {
+        id: DESTINATION_ID,
+        url: 'https://api.example.com/hooks',
+        headers: {},
+        timeout_ms: 30000,
+        state: 'active',
+        signing: 'standard-webhooks',
+        retry: { schedule_seconds: [0, 5, 300, 1800, 7200, 18000, 36000, 36000], max_attempts: 8 },
+        rate_limit: null,
+        parallelism: 1,
+        created_at: 1767225600000,
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      },
+    },
+  },
+  {
+    operationId: 'listDestinations',
+    method: 'get',
+    path: '/v1/relay/channels/{channelId}/destinations',
+    tag: 'destinations',
+    summary: "The channel's push destination (a list of at most one; never the secret)",
+    access: 'bearer',
+    result: RESULTS.destinationList,
+    errors: [],
+    example: { result: { destinations: [] } },
+  },
+  {
+    operationId: 'getDestination',
+    method: 'get',
+    path: '/v1/relay/channels/{channelId}/destinations/{destinationId}',
+    tag: 'destinations',
+    summary: 'A push destination with its delivery state (last success and failure, breaker, dead)',
+    access: 'bearer',
+    result: RESULTS.destination,
+    errors: [404],
+    example: {},
+  },
+  {
+    operationId: 'updateDestination',
+    method: 'patch',
+    path: '/v1/relay/channels/{channelId}/destinations/{destinationId}',
+    tag: 'destinations',
+    summary:
+      'Change, pause ({"paused": true}), resume, re-enable ({"state": "active"}) or rotate the secret',
+    access: 'bearer',
+    request: PATCH_SCHEMA,
+    result: RESULTS.destination,
+    errors: [404],
+    example: { request: { paused: true } },
+  },
+  {
+    operationId: 'deleteDestination',
+    method: 'delete',
+    path: '/v1/relay/channels/{channelId}/destinations/{destinationId}',
+    tag: 'destinations',
+    summary: 'Delete a push destination (messages it gave up on become available again)',
+    access: 'bearer',
+    result: RESULTS.destinationDeleted,
+    errors: [404],
+    example: { result: { deleted: true } },
+  },
+  {
+    operationId: 'listDestinationAttempts',
+    method: 'get',
+    path: '/v1/relay/channels/{channelId}/destinations/{destinationId}/attempts',
+    tag: 'destinations',
+    summary: "The destination's latest delivery attempts, newest first",
+    access: 'bearer',
+    query: [
+      {
+        name: 'limit',
+        required: false,
+        description: '1 to 100 (default 20)',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'cursor',
+        required: false,
+        description: 'next_cursor of the previous page',
+        schema: { type: 'string' },
+      },
+    ],
+    result: RESULTS.destinationAttempts,
+    errors: [404],
+    example: {},
+  },
+  {
+    operationId: 'redriveDestination',
+    method: 'post',
+    path: '/v1/relay/channels/{channelId}/destinations/{destinationId}/redrive',
+    tag: 'destinations',
+    summary: 'Make the messages the destination gave up on available again, with fresh attempts',
+    access: 'bearer',
+    request: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { max: { type: 'integer', minimum: 1, maximum: 10000 } },
+    },
+    requestOptional: true,
+    result: RESULTS.redrive,
+    errors: [404],
+    example: { result: { moved_count: 3 } },
   },
   // --- webhooks (docs/api/webhooks.md) ---
   {

@@ -157,6 +157,48 @@ const webhookCommon = {
   created_at: { ...integer, description: 'ms since the epoch' },
 };
 
+/** A push destination as shown (docs/api/destinations.md): never its secret but on creation. */
+const destinationCommon = {
+  id: { type: 'string', pattern: '^dst_[0-9a-f]{16}$' },
+  url: { type: 'string' },
+  headers: { type: 'object', additionalProperties: { type: 'string' } },
+  timeout_ms: integer,
+  state: { type: 'string', enum: ['active', 'paused', 'disabled'] },
+  signing: { type: 'string', enum: ['standard-webhooks', 'none'] },
+  retry: strict({
+    schedule_seconds: { type: 'array', items: integer },
+    max_attempts: integer,
+  }),
+  rate_limit: {
+    oneOf: [{ type: 'null' }, strict({ count: integer, period_seconds: integer })],
+  },
+  parallelism: integer,
+  created_at: { ...integer, description: 'ms since the epoch' },
+};
+const destinationDetail = strict(
+  {
+    ...destinationCommon,
+    last_success_at: msOrNull,
+    last_failure_at: msOrNull,
+    last_failure: { type: ['string', 'null'], description: 'the last failure, one line' },
+    consecutive_failures: integer,
+    disabled_reason: { type: ['string', 'null'] },
+    circuit_open_until: { ...msOrNull, description: 'ms since the epoch; null: closed' },
+    dead_count: count('messages it gave up on, kept as dead in the channel'),
+    secret: { type: 'string', description: 'only when rotate_secret was asked' },
+  },
+  [
+    ...Object.keys(destinationCommon),
+    'last_success_at',
+    'last_failure_at',
+    'last_failure',
+    'consecutive_failures',
+    'disabled_reason',
+    'circuit_open_until',
+    'dead_count',
+  ],
+);
+
 const historyStatus = {
   type: 'string',
   enum: ['pending', 'in_flight', 'acked', 'dead', 'expired', 'purged'],
@@ -226,6 +268,28 @@ export const RESULTS = {
   }),
   replayed: strict({ id: { type: 'string' } }),
   replayJob,
+  destinationCreated: strict({
+    ...destinationCommon,
+    secret: { type: 'string', description: 'whsec_...: only in this answer' },
+  }),
+  destinationList: strict({ destinations: { type: 'array', items: strict(destinationCommon) } }),
+  destination: destinationDetail,
+  destinationDeleted: strict({ deleted: { const: true } }),
+  destinationAttempts: strict({
+    attempts: {
+      type: 'array',
+      items: strict({
+        message_id: { type: 'string' },
+        attempt: integer,
+        started_at: integer,
+        duration_ms: integer,
+        status: { type: ['integer', 'null'] },
+        error: { type: ['string', 'null'] },
+        response_excerpt: { type: 'string' },
+      }),
+    },
+    next_cursor: { type: ['string', 'null'] },
+  }),
   send: strict({ id: { type: 'string' } }),
   sendBatch: strict({ ids: { type: 'array', items: { type: 'string' } } }),
   pull: strict({

@@ -20,6 +20,7 @@ import { authorize, type AuthContext } from './authorize';
 import { createChannels } from './channels';
 import { createHistory } from './history';
 import { createReplays } from './replays';
+import { createDestinations } from './destinations';
 import type { RelayDeps } from './deps';
 import { pull, type PullRequest } from './pull';
 import { createTokens } from './tokens';
@@ -37,6 +38,16 @@ export { accountNotFound } from './accounts';
 export { unknownWebhook, type FoundWebhook } from './webhooks';
 export { ReplayRunner } from './replays';
 export type { HistoryDetail, HistorySummary } from './history';
+export { destinationNotFound, type Destinations } from './destinations';
+export { withFreshSignature, type ReplaySigner } from './replaySignatures';
+export type {
+  AttemptOutcome,
+  DestinationChange,
+  DestinationConfig,
+  DestinationRecord,
+  DestinationState,
+  TakenMessage,
+} from '../store/destinationTypes';
 export type {
   AccountRecord,
   AckResult,
@@ -111,6 +122,7 @@ export function createRelay(deps: RelayDeps) {
     history: createHistory(deps),
     /** bulk replay jobs */
     replays: createReplays(deps),
+    destinations: createDestinations(deps),
 
     /** Listens to an account's events (new messages, revocations) on this pod. */
     subscribe: (account: string, listener: AccountListener) =>

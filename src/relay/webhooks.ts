@@ -6,11 +6,13 @@
  */
 import { webhookCaller } from '../auth/credential';
 import { hashSecret, safeEqual } from '../auth/tokens';
+import { openSecret } from '../auth/webhookSecrets';
 import { RelayError, rateLimited } from '../errors';
 import type { NewMessage, WebhookEntry, WebhookRecord } from '../store/types';
 import type { PlanLimits } from '../types';
 import { checkChannelScope, type AuthContext } from './authorize';
 import type { RelayDeps } from './deps';
+import type { ReplaySigner } from './replaySignatures';
 
 /** A webhook a delivery may go to, with its account's plan limits. */
 export interface FoundWebhook {
@@ -33,7 +35,31 @@ export function createWebhooks(deps: RelayDeps) {
   /** webhooks whose refusal window is full, until when (this pod answers 429 without Redis) */
   const refusing = new Map<string, number>();
 
+  const signers = new Map<string, { value: ReplaySigner | null; at: number }>();
+
   return {
+    /**
+     * What signs a replay of the webhook's deliveries afresh (stripe and standard-webhooks
+     * schemes; null for the others and for a webhook gone), kept on this pod for a while.
+     */
+    async replaySigner(account: string, webhookId: string): Promise<ReplaySigner | null> {
+      const key = `${account}\u0000${webhookId}`;
+      const cached = signers.get(key);
+      if (cached && deps.clock() - cached.at < CACHE_MS) return cached.value;
+      const { webhook } = await store.webhooks.lookup(account, webhookId);
+      const verify = webhook?.verify;
+      const value =
+        verify && (verify.scheme === 'stripe' || verify.scheme === 'standard-webhooks')
+          ? {
+              scheme: verify.scheme,
+              secret: openSecret(verify.secret, deps.config.webhookSecretKey, webhookId),
+            }
+          : null;
+      if (signers.size >= CACHE_MAX) signers.clear();
+      signers.set(key, { value, at: deps.clock() });
+      return value;
+    },
+
     /** Stores the webhook (creating its channel if needed); returns its creation time. */
     async create(auth: AuthContext, record: WebhookRecord): Promise<number> {
       checkChannelScope(auth, record.channel);

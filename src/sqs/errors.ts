@@ -162,6 +162,7 @@ export const SQS_CODES: Readonly<Record<ErrorCode, SqsErrorCode>> = {
   token_not_found: 'InvalidClientTokenId',
   webhook_not_found: 'InvalidAction',
   history_not_found: 'InvalidAction',
+  destination_not_found: 'InvalidAction',
   method_not_allowed: 'InvalidAction',
   conflict: 'QueueNameExists',
   rate_limited: 'RequestThrottled',

@@ -50,6 +50,11 @@ const CHANGES_BACKLOG: ReadonlySet<ScriptName> = new Set<ScriptName>([
   'account_create',
   'account_delete',
   'account_forget',
+  'destination_save',
+  'destination_delete',
+  'destination_redrive',
+  'destination_take',
+  'destination_result',
 ]);
 const DLQ_CACHE_TTL_MS = 5_000;
 

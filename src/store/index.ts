@@ -2,6 +2,7 @@
 import type { Metrics } from '../metrics';
 import { createAccountStore } from './accounts';
 import { createChannelStore } from './channels';
+import { createDestinationStore } from './destinations';
 import { StoreContext, type StoreOptions } from './context';
 import { createHistoryStore } from './history';
 import { createLimitStore } from './limits';
@@ -32,6 +33,7 @@ export function createStore(
     webhooks: createWebhookStore(context),
     history: createHistoryStore(context),
     replays: createReplayStore(context),
+    destinations: createDestinationStore(context),
     async ping() {
       try {
         // a probe even while Redis is held unreachable: its answer ends the outage at once

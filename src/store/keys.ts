@@ -139,6 +139,20 @@ export function webhooksKey(accountId: string): string {
 }
 
 /**
+ * A channel's push destination (src/destinations): the destination hash (id, config json,
+ * state, secrets, failure counters, `hol` the head of the line, `a:<uuid>` attempts per
+ * message), its attempts log (list, newest first), its rate window (zset of request starts)
+ * and the messages it gave up on (zset seq..uuid -> time), kept as dead in the channel.
+ */
+export function destinationKeyList(accountId: string, channelId: string): string[] {
+  const base = `${PREFIX}:{${accountId}}:c:${channelId}:dst`;
+  return [base, `${base}:log`, `${base}:rate`, `${base}:dead`];
+}
+
+/** Set of `<account>/<channel>` that have a destination: what every pod's deliveries walk. */
+export const destinationsIndexKey = `${PREFIX}:${SYSTEM_TAG}:destinations`;
+
+/**
  * A channel's tags (hash key -> value: the SQS endpoint's queue tags). Not in channelKeyList:
  * only channel_tags and channel_delete take it.
  */

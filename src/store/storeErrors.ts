@@ -32,6 +32,8 @@ export const SCRIPT_ERROR_CODES = [
   'CHANNEL_LIMIT',
   'CHANNEL_NOT_FOUND',
   'CHANNEL_SCOPE',
+  'DESTINATION_EXISTS',
+  'DESTINATION_NOT_FOUND',
   'MESSAGE_TOO_LARGE',
   'RATE_LIMITED',
   'REPLAY_NOT_FOUND',
@@ -95,6 +97,16 @@ export const SCRIPT_ERRORS: Record<
     new RelayError('history_not_found', `replay job ${id} does not exist`),
   CHANNEL_NOT_FOUND: (_, { channel }) =>
     new RelayError('channel_not_found', `channel ${channel} does not exist`),
+  DESTINATION_EXISTS: ([id], { channel }) =>
+    new RelayError(
+      'conflict',
+      `channel ${channel} already has destination ${id} (at most one per channel; send to several URLs with several channels)`,
+    ),
+  DESTINATION_NOT_FOUND: (_, { channel, id }) =>
+    new RelayError(
+      'destination_not_found',
+      `destination ${id} does not exist on channel ${channel}`,
+    ),
   STORAGE_LIMIT: ([max]) =>
     new RelayError(
       'storage_limit',

@@ -1,5 +1,6 @@
 /** The store's interface: what HTTP and WebSocket code may ask of the queue state. */
 import type { HistoryStore, ReplayStore } from './historyTypes';
+import type { DestinationStore } from './destinationTypes';
 import type { HolderKind } from './keys';
 import type { Caller } from '../types';
 
@@ -325,6 +326,8 @@ export interface Store {
   /** channel histories (read) and bulk replay jobs */
   history: HistoryStore;
   replays: ReplayStore;
+  /** channels' push destinations (src/destinations) */
+  destinations: DestinationStore;
   /** Redis answers PING and the scripts are loaded */
   ping(): Promise<boolean>;
 }

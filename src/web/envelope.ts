@@ -29,6 +29,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   token_not_found: 404,
   webhook_not_found: 404,
   history_not_found: 404,
+  destination_not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
   rate_limited: 429,

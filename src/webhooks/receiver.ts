@@ -13,7 +13,7 @@ import { dedupIdOf } from './dedup';
 import { keptHeaders } from './headers';
 import { parseHookKey } from './hookKey';
 import { webhookMessage } from './message';
-import { openSecret } from './secrets';
+import { openSecret } from '../auth/webhookSecrets';
 import { verifyDelivery } from './verify/index';
 
 /** Every request header as one string, lower-case names (what verifiers read). */

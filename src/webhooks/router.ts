@@ -14,7 +14,7 @@ import { publicBaseUrl } from '../web/publicUrl';
 import { resource } from '../web/route';
 import { formatHookKey, newHookKey } from './hookKey';
 import { validateCreateWebhook } from './schema';
-import { sealSecret } from './secrets';
+import { sealSecret } from '../auth/webhookSecrets';
 
 /** What may be shown of the verification settings: never the secret. */
 function publicVerify(record: WebhookRecord) {

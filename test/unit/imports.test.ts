@@ -26,7 +26,7 @@ const ALLOWED: Record<string, string[]> = {
   schemas: ['(root)'],
   filters: ['(root)'],
   // the HTTP API's contract reads the schemas the entrances validate with
-  openapi: ['schemas', 'web', 'webhooks', 'config', '(root)'],
+  openapi: ['schemas', 'web', 'webhooks', 'destinations', 'config', '(root)'],
 };
 
 /** Files directly in src/ that are not the wiring (app, server, CLI's start) import only these. */

@@ -30,6 +30,9 @@ import type {
   HistoryRecord,
   ReplayJob,
   ReplayJobInput,
+  Destination,
+  DestinationAttempt,
+  DestinationSettings,
 } from './types.js';
 import { fromWire, option, toWire } from './wire.js';
 
@@ -51,9 +54,11 @@ export interface RelayClientOptions {
   timeout_ms?: number;
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 const channelPath = (channel: string) => `/v1/relay/channels/${encodeURIComponent(channel)}`;
+const destinationPath = (channel: string, id: string) =>
+  `${channelPath(channel)}/destinations/${encodeURIComponent(id)}`;
 const messagesPath = (channel: string, action = '') =>
   `${channelPath(channel)}/messages${action ? `/${action}` : ''}`;
 const hasDedupId = (m: MessageInput | undefined) =>
@@ -199,6 +204,58 @@ export class RelayClient implements RelayApi {
   /** Moves up to `max` dead letters of a channel back (or to `to`). Not repeated after no response. */
   redrive(channel: string, options: RedriveOptions = {}): Promise<RedriveResult> {
     return this.call('POST', messagesPath(channel, 'redrive'), options, { idempotent: false });
+  }
+
+  /** Creates the channel's push destination (docs/api/destinations.md); its secret is in this answer only. */
+  createDestination(channel: string, settings: DestinationSettings): Promise<Destination> {
+    return this.call('POST', `${channelPath(channel)}/destinations`, settings, {
+      idempotent: false,
+    });
+  }
+
+  /** The channel's push destinations (at most one). */
+  destinations(channel: string): Promise<{ destinations: Destination[] }> {
+    return this.call('GET', `${channelPath(channel)}/destinations`, undefined, {
+      idempotent: true,
+    });
+  }
+
+  /** One push destination with its delivery state. */
+  destination(channel: string, id: string): Promise<Destination> {
+    return this.call('GET', destinationPath(channel, id), undefined, { idempotent: true });
+  }
+
+  /** Changes, pauses (`{paused: true}`), resumes, re-enables (`{state: 'active'}`) or rotates (`{rotateSecret: true}`). */
+  updateDestination(
+    channel: string,
+    id: string,
+    change: Partial<DestinationSettings> & { state?: 'active'; rotateSecret?: boolean },
+  ): Promise<Destination> {
+    return this.call('PATCH', destinationPath(channel, id), change, { idempotent: true });
+  }
+
+  deleteDestination(channel: string, id: string): Promise<{ deleted: boolean }> {
+    return this.call('DELETE', destinationPath(channel, id), undefined, { idempotent: true });
+  }
+
+  /** The destination's latest attempts, newest first. */
+  destinationAttempts(
+    channel: string,
+    id: string,
+    options: { limit?: number; cursor?: string } = {},
+  ): Promise<{ attempts: DestinationAttempt[]; nextCursor: string | null }> {
+    const query = new URLSearchParams();
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    if (options.cursor !== undefined) query.set('cursor', options.cursor);
+    const q = query.toString();
+    return this.call(
+      'GET',
+      `${destinationPath(channel, id)}/attempts${q ? `?${q}` : ''}`,
+      undefined,
+      {
+        idempotent: true,
+      },
+    );
   }
 
   /**

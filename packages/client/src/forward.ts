@@ -1,10 +1,15 @@
 /**
  * forward(): consumes a channel and replays each message as the HTTP request
  * it describes (forwardRequest.ts) to a target URL, as `relayq forward` does.
- * A 2xx acknowledges the message; any other status, a timeout or a refused
- * connection hands it back with a growing delay (ack `retries`), so that after
- * the channel's max attempts it is dead-lettered like any message. Requests go
- * out with the global fetch (Node 20, Electron, browsers), redirects not followed.
+ * A 2xx acknowledges the message. Any other status, a timeout or a refused
+ * connection is retried here, on forward's own schedule (retrySchedule, by
+ * default a push destination's: 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h),
+ * while the message's lease is held (the consumer extends it): a target that is
+ * down does not spend the channel's max_attempts, and with concurrency 1 no
+ * later message is sent before it (order kept). When the schedule is spent, or
+ * forward stops, the message is handed back to the channel (one delivery of its
+ * max_attempts, whose dead-letter rule then applies). Requests go out with the
+ * global fetch (Node 20, Electron, browsers), redirects not followed.
  */
 import type { RelayClient } from './client.js';
 import type { Consumer, ConsumeOptions } from './consumer.js';
@@ -23,10 +28,17 @@ export interface DeliveryReport {
   /** why the delivery failed without a response (e.g. `ECONNREFUSED`) */
   error: string | null;
   ms: number;
-  /** acked: delivered; retry: handed back, delivered again after retryInSeconds */
-  outcome: 'acked' | 'retry';
+  /**
+   * acked: delivered; retry: tried again by this forward after retryInSeconds (unless it
+   * stops first: then handed back); handed_back: given back to the channel (schedule
+   * spent, or forward stopping), whose max_attempts and dead-letter channel then apply
+   */
+  outcome: 'acked' | 'retry' | 'handed_back';
   retryInSeconds: number | null;
 }
+
+/** A push destination's default schedule (Svix's): 8 attempts over about 27 h. */
+export const DEFAULT_RETRY_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
 
 export interface ForwardOptions extends Pick<
   ConsumeOptions,
@@ -34,9 +46,15 @@ export interface ForwardOptions extends Pick<
 > {
   /** Per-delivery timeout; default 30000 ms. */
   timeoutMs?: number;
-  /** Delay before the first redelivery of a failed message, doubled each attempt; default 1 s. */
+  /**
+   * Seconds to wait before each attempt: retrySchedule[i] before attempt i + 1 (the first
+   * entry is the wait before the first, usually 0); as many attempts as entries. Default
+   * DEFAULT_RETRY_SCHEDULE.
+   */
+  retrySchedule?: number[];
+  /** @deprecated use retrySchedule: the first retry's delay, doubled each attempt (8 attempts) */
   retryDelaySeconds?: number;
-  /** Longest delay between redeliveries; default 300 s. */
+  /** @deprecated with retryDelaySeconds: the longest delay; default 300 s */
   maxRetryDelaySeconds?: number;
   /** Called after each delivery. */
   onDelivery?: (report: DeliveryReport) => void;
@@ -85,6 +103,22 @@ export function retryDelaySeconds(attempts: number, base: number, max: number): 
   return Math.min(max, base * 2 ** Math.max(0, attempts - 1));
 }
 
+/** The schedule forward() follows: retrySchedule, or the deprecated exponential one. */
+export function forwardSchedule(options: ForwardOptions): number[] {
+  if (options.retrySchedule) {
+    if (
+      options.retrySchedule.length === 0 ||
+      options.retrySchedule.some((s) => !Number.isFinite(s) || s < 0)
+    )
+      throw new TypeError('retrySchedule must be a non-empty list of seconds (0 or more)');
+    return options.retrySchedule;
+  }
+  if (options.retryDelaySeconds === undefined) return DEFAULT_RETRY_SCHEDULE;
+  const base = options.retryDelaySeconds;
+  const max = options.maxRetryDelaySeconds ?? 300;
+  return [0, ...Array.from({ length: 7 }, (_, i) => retryDelaySeconds(i + 1, base, max))];
+}
+
 export function forward(
   client: RelayClient,
   channel: string,
@@ -92,48 +126,88 @@ export function forward(
   options: ForwardOptions = {},
 ): Consumer {
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const base = options.retryDelaySeconds ?? 1;
-  const max = options.maxRetryDelaySeconds ?? 300;
+  const schedule = forwardSchedule(options);
+  const stopping = new AbortController();
+  const wait = (seconds: number) =>
+    new Promise<void>((resolve) => {
+      if (seconds <= 0 || stopping.signal.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        stopping.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, seconds * 1000);
+      stopping.signal.addEventListener('abort', done);
+    });
   const deliver = async (message: PulledMessage) => {
     const request = messageRequest(message);
     const url = targetUrl(target, request.query);
-    const started = Date.now();
-    let status: number | null = null;
-    let error: string | null = null;
-    try {
-      status = await sendRequest(url, request, timeoutMs);
-    } catch (err) {
-      error = (err as Error).message;
-    }
-    const ok = status !== null && status >= 200 && status < 300;
-    const retryIn = ok ? null : retryDelaySeconds(message.attempts, base, max);
-    options.onDelivery?.({
-      time: new Date(started).toISOString(),
-      channel,
-      messageId: message.id,
-      attempts: message.attempts,
-      method: request.method,
-      url,
-      status,
-      error,
-      ms: Date.now() - started,
-      outcome: ok ? 'acked' : 'retry',
-      retryInSeconds: retryIn,
-    });
-    if (!ok) {
-      // handed back now, with the delay; if this ack fails, the lease lapses and it comes back anyway
-      await client.ack(channel, [], {
-        retries: [{ leaseId: message.leaseId, delaySeconds: retryIn! }],
+    let lastFailure = '';
+    for (let attempt = 1; attempt <= schedule.length; attempt++) {
+      if (attempt > 1 && stopping.signal.aborted) break;
+      request.headers['x-relayq-attempts'] = String(attempt);
+      const started = Date.now();
+      let status: number | null = null;
+      let error: string | null = null;
+      try {
+        status = await sendRequest(url, request, timeoutMs);
+      } catch (err) {
+        error = (err as Error).message;
+      }
+      const ok = status !== null && status >= 200 && status < 300;
+      const last = attempt === schedule.length || stopping.signal.aborted;
+      const retryIn = ok || last ? null : schedule[attempt];
+      options.onDelivery?.({
+        time: new Date(started).toISOString(),
+        channel,
+        messageId: message.id,
+        attempts: attempt,
+        method: request.method,
+        url,
+        status,
+        error,
+        ms: Date.now() - started,
+        outcome: ok ? 'acked' : last ? 'handed_back' : 'retry',
+        retryInSeconds: retryIn,
       });
-      throw new DeliveryFailed(`delivery of ${message.id} failed: ${error ?? status}`);
+      if (ok) return;
+      lastFailure = error ?? String(status);
+      if (last) break;
+      await wait(retryIn!);
+      if (stopping.signal.aborted) {
+        options.onDelivery?.({
+          time: new Date().toISOString(),
+          channel,
+          messageId: message.id,
+          attempts: attempt,
+          method: request.method,
+          url,
+          status,
+          error,
+          ms: 0,
+          outcome: 'handed_back',
+          retryInSeconds: null,
+        });
+        break;
+      }
     }
+    // handed back now; if this ack fails, the lease lapses and it comes back anyway
+    await client.ack(channel, [], { retries: [{ leaseId: message.leaseId, delaySeconds: 0 }] });
+    throw new DeliveryFailed(`delivery of ${message.id} failed: ${lastFailure}`);
   };
-  return client.consume(channel, deliver, {
+  const consumer = client.consume(channel, deliver, {
     concurrency: options.concurrency,
-    // long enough for a slow target; the consumer extends it for longer deliveries
+    // long enough for a slow target; the consumer extends it while a delivery is retried
     visibilityTimeoutMs:
       options.visibilityTimeoutMs ?? Math.min(600_000, Math.max(60_000, timeoutMs * 2)),
     reconnect: options.reconnect,
-    batchSize: 10,
+    // never more leases than deliveries at once: a waiting lease would lapse while one retries
+    batchSize: Math.min(100, options.concurrency ?? 1),
   });
+  const stop = consumer.stop.bind(consumer);
+  consumer.stop = (...args: Parameters<Consumer['stop']>) => {
+    stopping.abort();
+    return stop(...args);
+  };
+  return consumer;
 }

@@ -78,7 +78,7 @@ export class HttpTransport {
 
   /** Calls the relay and returns the envelope's `result`, or throws a RelayError. */
   async call<T>(
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     body: unknown,
     call: CallOptions,

@@ -276,3 +276,47 @@ export interface ReplayJob {
   to: string;
   ratePerSecond: number;
 }
+
+/** A push destination's settings (docs/api/destinations.md). */
+export interface DestinationSettings {
+  url: string;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  signing?: 'standard-webhooks' | 'none';
+  retry?: { scheduleSeconds?: number[]; maxAttempts?: number };
+  rateLimit?: { count: number; periodSeconds?: number } | null;
+  parallelism?: number;
+  paused?: boolean;
+}
+
+export interface Destination {
+  id: string;
+  url: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  state: 'active' | 'paused' | 'disabled';
+  signing: 'standard-webhooks' | 'none';
+  retry: { scheduleSeconds: number[]; maxAttempts: number };
+  rateLimit: { count: number; periodSeconds: number } | null;
+  parallelism: number;
+  createdAt: number;
+  /** on creation and rotation only */
+  secret?: string;
+  lastSuccessAt?: number | null;
+  lastFailureAt?: number | null;
+  lastFailure?: string | null;
+  consecutiveFailures?: number;
+  disabledReason?: string | null;
+  circuitOpenUntil?: number | null;
+  deadCount?: number;
+}
+
+export interface DestinationAttempt {
+  messageId: string;
+  attempt: number;
+  startedAt: number;
+  durationMs: number;
+  status: number | null;
+  error: string | null;
+  responseExcerpt: string;
+}

@@ -5,8 +5,8 @@
  * metadata are the caller's own data and are never renamed.
  */
 
-/** Fields whose values belong to the caller: copied as they are, in both directions. */
-const OPAQUE = new Set(['body', 'metadata']);
+/** Fields whose values belong to the caller (a destination's header names too): copied as they are, in both directions. */
+const OPAQUE = new Set(['body', 'metadata', 'headers']);
 
 export const toSnake = (name: string): string =>
   name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

@@ -16,6 +16,13 @@ import { channelPurgeScript } from './channelPurge';
 import { channelStatsScript } from './channelStats';
 import { channelTagsScript } from './channelTags';
 import type { AnyScriptSpec } from './define';
+import {
+  destinationDeleteScript,
+  destinationRedriveScript,
+  destinationResultScript,
+  destinationSaveScript,
+  destinationTakeScript,
+} from './destinations';
 import { claimDueAccountsScript, lowerDueAccountScript, releaseDueAccountScript } from './dueIndex';
 import { extendScript } from './extend';
 import { gaugesFoldScript, gaugesReadScript } from './gauges';
@@ -70,4 +77,9 @@ export const ALL_SCRIPTS: readonly AnyScriptSpec[] = [
   replayClaimScript,
   replayProgressScript,
   replayCancelScript,
+  destinationSaveScript,
+  destinationDeleteScript,
+  destinationRedriveScript,
+  destinationTakeScript,
+  destinationResultScript,
 ];

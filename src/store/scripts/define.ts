@@ -9,6 +9,7 @@ import {
   accountKeyList,
   accountRateKey,
   channelKeyList,
+  destinationKeyList,
   duePartitionKeys,
   historyKeyList,
   holdersKey,
@@ -52,6 +53,7 @@ export const KEY_GROUPS = {
   fold: ['gauges', 'gauge_accounts', 'gauge_oldest', 'gauge_expiry'],
   totals: ['gauges', 'gauge_oldest', 'accounts', 'gauge_expiry'],
   channels: ['q', 'f', 'm', 'x', 'd', 'dx'],
+  destination: ['destination', 'attempts', 'window', 'dead'],
 } as const;
 
 export type KeyGroup = keyof typeof KEY_GROUPS;
@@ -177,6 +179,8 @@ function groupKeys<A extends object>(
       return [webhookRefusalsKey(need(spec, on.account, group), need(spec, on.webhookId, group))];
     case 'tags':
       return [tagsKey(need(spec, on.account, group), need(spec, on.channel, group))];
+    case 'destination':
+      return destinationKeyList(need(spec, on.account, group), need(spec, on.channel, group));
     case 'holders':
       return [holdersKey(need(spec, on.account, group), need(spec, on.holders, group))];
     case 'due':

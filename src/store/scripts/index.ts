@@ -51,6 +51,11 @@ export const SCRIPT_NAMES = [
   'replay_claim',
   'replay_progress',
   'replay_cancel',
+  'destination_save',
+  'destination_delete',
+  'destination_redrive',
+  'destination_take',
+  'destination_result',
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];

@@ -120,7 +120,7 @@ describe('records at the edges of their encoding', () => {
     expect(await storageBytes(pods.a, id)).toBe(0);
     expect(await channelKeys(id, 'orders')).toEqual([]);
   });
-  test('a webhook message counts its raw body through dead-lettering and redrive', async () => {
+  test('a webhook message counts its body as stored (its JSON text) through dead-lettering and redrive', async () => {
     const { id, auth, ca } = await setup();
     await ca.sendOk('other', { body: 'x' });
     const base = await storageBytes(pods.a, id);
@@ -128,7 +128,10 @@ describe('records at the edges of their encoding', () => {
     const hook = await createHook(pods.a, auth, 'inbox');
     expect((await deliver(pods.a, hook.path, 'a'.repeat(300))).status).toBe(200);
     const [first] = (await ca.pullOk('inbox')).messages;
-    const counted = 300 + Buffer.byteLength(JSON.stringify(first.metadata));
+    // charged what is stored: the body's JSON text (quotes included) and the metadata's
+    const counted =
+      Buffer.byteLength(JSON.stringify('a'.repeat(300))) +
+      Buffer.byteLength(JSON.stringify(first.metadata));
     expect(await storageBytes(pods.a, id)).toBe(base + counted);
     await ca.retryOk('inbox', [{ lease_id: first.lease_id }]);
     const [dead] = (await ca.pullOk('dlq')).messages;

@@ -59,8 +59,11 @@ async function snapshot(): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   await rq.redis.eachMaster(async (node) => {
     // The backlog gauges (rq:{~sys}:gauge*) are folded in the background from the
-    // state read here: derived, and written whenever a pod folds, not by a request.
-    const keys = (await node.keys('*')).filter((k) => !k.startsWith('rq:{~sys}:gauge')).sort();
+    // state read here: derived, and written whenever a pod folds, not by a request; the
+    // sweeper's partition leases (rq:{~dueN}:owner, :pods) are renewed by its own timer.
+    const background = (k: string) =>
+      k.startsWith('rq:{~sys}:gauge') || /^rq:\{~due\d+\}:(owner|pods)$/.test(k);
+    const keys = (await node.keys('*')).filter((k) => !background(k)).sort();
     if (keys.length === 0) return;
     const types = (await node.pipeline(keys.map((k) => ['type', k])).exec()) ?? [];
     const reads = keys.map((key, i) => {

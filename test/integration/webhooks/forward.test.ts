@@ -198,7 +198,7 @@ test('a webhook that arrives while forward runs is delivered at once (new_messag
 test('a 500 from the target is retried after a delay, and a later 2xx acks', async () => {
   const { id } = await client.send('jobs', { body: { n: 1 } });
   const target = await startTarget((_r, n) => (n === 1 ? 500 : 204));
-  const fwd = startForward('jobs', target.url);
+  const fwd = startForward('jobs', target.url, ['--retry-schedule', '0,1']);
   try {
     await eventually(() => target.received.length >= 2, 15_000, 50);
     expect(target.received.map((r) => r.headers['x-relayq-attempts'])).toEqual(['1', '2']);
@@ -238,14 +238,14 @@ test('a refused connection is a failed delivery: reported, and the message hande
   }
 }, 60_000);
 
-test('after the channel max attempts, a failing message is dead-lettered', async () => {
+test('forward retries on its own schedule, then hands back: the channel max attempts count hand-backs, then dead-letter', async () => {
   await rq.app.http
     .put('/v1/relay/channels/jobs')
     .set('Authorization', rq.auth)
     .send({ max_attempts: 2, dead_letter_channel: 'jobs-dlq' });
   const { id } = await client.send('jobs', { body: 1 });
   const target = await startTarget(() => 503);
-  const fwd = startForward('jobs', target.url);
+  const fwd = startForward('jobs', target.url, ['--retry-schedule', '0,0']);
   try {
     await eventually(
       async () =>
@@ -253,10 +253,55 @@ test('after the channel max attempts, a failing message is dead-lettered', async
       15_000,
       100,
     );
-    expect(target.received).toHaveLength(2);
+    // two attempts per lease (its own schedule), two leases (the channel's max_attempts)
+    expect(target.received).toHaveLength(4);
+    expect(reports(fwd.stdout()).map((r) => r.outcome)).toEqual([
+      'retry',
+      'handed_back',
+      'retry',
+      'handed_back',
+    ]);
     expect(await backlog('jobs')).toBe(0);
     const dead = await client.pull('jobs-dlq');
     expect(dead.messages.map((m) => m.id)).toEqual([id]);
+  } finally {
+    fwd.child.kill('SIGINT');
+    await fwd.exited;
+    await target.close();
+  }
+}, 60_000);
+
+test('a target down for longer than three attempts loses nothing, and --concurrency 1 keeps the order', async () => {
+  const ids: string[] = [];
+  for (let i = 1; i <= 3; i++) ids.push((await client.send('down', { body: { i } })).id);
+  // refused (500) for the first 5 requests: more than the channel's 3 deliveries
+  const target = await startTarget((_r, n) => (n <= 5 ? 500 : 200));
+  const fwd = startForward('down', target.url, [
+    '--retry-schedule',
+    '0,0,0,1,0,0,0,0',
+    '--concurrency',
+    '1',
+  ]);
+  try {
+    await eventually(() => target.received.length === 8, 20_000, 50);
+    expect(target.received.map((r) => JSON.parse(r.body.toString()).i)).toEqual([
+      1, 1, 1, 1, 1, 1, 2, 3,
+    ]);
+    expect(target.received.map((r) => r.headers['x-relayq-attempts'])).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '1',
+      '1',
+    ]);
+    await eventually(async () => (await backlog('down')) === 0, 10_000, 50);
+    const lines = reports(fwd.stdout());
+    // every "retry" line was followed by that retry
+    expect(lines.filter((r) => r.outcome === 'retry')).toHaveLength(5);
+    expect(lines.filter((r) => r.outcome === 'acked').map((r) => r.messageId)).toEqual(ids);
   } finally {
     fwd.child.kill('SIGINT');
     await fwd.exited;

@@ -16,12 +16,18 @@ interface ForwardFlags extends CommonFlags {
   to: string;
   timeout: string;
   concurrency: string;
-  retryDelay: string;
+  retryDelay?: string;
+  retrySchedule?: string;
 }
 
 function describe(r: DeliveryReport): string {
   const result = r.status !== null ? String(r.status) : (r.error ?? 'failed');
-  const retry = r.outcome === 'retry' ? `  retry in ${r.retryInSeconds} s` : '';
+  const retry =
+    r.outcome === 'retry'
+      ? `  retry in ${r.retryInSeconds} s`
+      : r.outcome === 'handed_back'
+        ? '  handed back to the channel (its max_attempts and dead-letter channel apply)'
+        : '';
   return `${r.time}  ${r.method} ${r.url}  ${result}  ${r.ms} ms  ${r.messageId}  attempt ${r.attempts}${retry}`;
 }
 
@@ -31,8 +37,19 @@ async function forwardCommand(channel: string, flags: ForwardFlags): Promise<voi
   }
   const timeoutSeconds = numberFlag(flags.timeout, '--timeout');
   if (timeoutSeconds <= 0) throw new UsageError('--timeout must be more than 0 seconds');
-  const retryDelay = numberFlag(flags.retryDelay, '--retry-delay');
-  if (retryDelay < 0) throw new UsageError('--retry-delay must be 0 or more seconds');
+  let retryDelay: number | undefined;
+  if (flags.retryDelay !== undefined) {
+    retryDelay = numberFlag(flags.retryDelay, '--retry-delay');
+    if (retryDelay < 0) throw new UsageError('--retry-delay must be 0 or more seconds');
+  }
+  let retrySchedule: number[] | undefined;
+  if (flags.retrySchedule !== undefined) {
+    retrySchedule = flags.retrySchedule.split(',').map((s) => Number(s.trim()));
+    if (retrySchedule.some((s) => !Number.isFinite(s) || s < 0) || retrySchedule.length > 100)
+      throw new UsageError(
+        `--retry-schedule must be seconds separated by commas, e.g. 0,5,300, not "${flags.retrySchedule}"`,
+      );
+  }
   const concurrency = integerFlag(flags.concurrency, '--concurrency', 1);
   const out = new Output(flags);
   const client = connect(flags);
@@ -40,6 +57,7 @@ async function forwardCommand(channel: string, flags: ForwardFlags): Promise<voi
     timeoutMs: Math.round(timeoutSeconds * 1000),
     concurrency,
     retryDelaySeconds: retryDelay,
+    retrySchedule,
     onDelivery: (report) => out.item(report, () => describe(report)),
   });
   let stopping = false;
@@ -75,9 +93,12 @@ export function registerForwardCommand(program: Command): void {
       .option('--timeout <seconds>', 'how long to wait for the target per delivery', '30')
       .option('--concurrency <n>', 'deliveries at once (1 keeps the order)', '1')
       .option(
+        '--retry-schedule <seconds,...>',
+        'seconds to wait before each attempt, the first usually 0 (default 0,5,300,1800,7200,18000,36000,36000); retried while the lease is held, so the channel max_attempts is not spent',
+      )
+      .option(
         '--retry-delay <seconds>',
-        'delay before a failed delivery is retried, doubled each attempt (up to 300 s)',
-        '1',
+        'deprecated: a schedule of 8 attempts starting at this delay, doubled each time (up to 300 s)',
       ),
   ).action(forwardCommand);
 }

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { registerAccountCommands } from './account.js';
 import { registerChannelCommands } from './channels.js';
+import { registerDestinationCommands } from './destinations.js';
 import { registerForwardCommand } from './forward.js';
 import { registerHistoryCommands } from './history.js';
 import { registerMessageCommands } from './messages.js';
@@ -16,6 +17,7 @@ export const CLIENT_COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerAccountCommands,
   registerForwardCommand,
   registerHistoryCommands,
+  registerDestinationCommands,
 ];
 
 export function registerClientCommands(program: Command): void {

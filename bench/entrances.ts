@@ -1,0 +1,210 @@
+/**
+ * The entrances side by side (issue 24): the same 2 KB GitHub-style event sent 32 at a
+ * time through the relay API's single send, a webhook URL with its GitHub signature
+ * verified, and SQS SendMessage through the real @aws-sdk/client-sqs (SigV4 signed), on
+ * one relayq process over one Redis. The three phases alternate, `rounds` times each;
+ * each entrance's rate is the median of its rounds, and the ratios are taken within the
+ * run (the machine is shared and noisy: absolute rates mean little, ratios do).
+ * Targets: webhook ingest ≥ 0.9 of the single send, SQS ≥ 0.6 of it.
+ * `npm run bench -- --only entrances` or, alone, `npm run bench:entrances [-- --quick]`.
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { JsonClient } from './http';
+import { ADMIN_TOKEN, startRedis, startRelay, stopAll } from './procs';
+import { median, pool, round } from './stats';
+
+export interface EntrancesResult {
+  payload_bytes: number;
+  concurrency: number;
+  rounds: number;
+  /** requests per second, the median of the rounds */
+  send_per_s: number;
+  webhook_per_s: number;
+  sqs_per_s: number;
+  /** webhook ingest / single send, SQS SendMessage / single send */
+  webhook_ratio: number;
+  sqs_ratio: number;
+}
+
+const CONCURRENCY = 32;
+const SECRET = 'bench-github-secret';
+const SQS_KEY = 'bench-sqs-secret-key-0123456789abcdef';
+
+/** A GitHub `push`-like event of about 2 KB. */
+export function githubEvent(bytes = 2048): string {
+  const event = {
+    ref: 'refs/heads/main',
+    before: 'a'.repeat(40),
+    after: 'b'.repeat(40),
+    repository: { id: 123456, name: 'relayq', full_name: 'acme/relayq', private: true },
+    pusher: { name: 'octocat', email: 'octocat@example.com' },
+    commits: [] as { id: string; message: string; timestamp: string }[],
+  };
+  let i = 0;
+  while (JSON.stringify(event).length < bytes - 120) {
+    event.commits.push({
+      id: crypto.createHash('sha1').update(String(i)).digest('hex'),
+      message: `Fix the thing number ${i++}`,
+      timestamp: '2026-11-26T10:00:00Z',
+    });
+  }
+  return JSON.stringify(event);
+}
+
+/** A keep-alive POST of raw bytes with the given headers; resolves with the status. */
+function poster(port: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const post = (path: string, headers: http.OutgoingHttpHeaders, body: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path,
+          agent,
+          headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  return { post, close: () => agent.destroy() };
+}
+
+/** Requests per second of `one` on CONCURRENCY loops for `ms`; every answer must be ok. */
+async function rate(ms: number, one: () => Promise<void>): Promise<number> {
+  let done = 0;
+  const started = Date.now();
+  await pool(
+    CONCURRENCY,
+    async () => {
+      await one();
+      done++;
+      return true;
+    },
+    started + ms,
+  );
+  return done / ((Date.now() - started) / 1000);
+}
+
+export async function runEntrances(quick: boolean): Promise<EntrancesResult> {
+  const rounds = 3;
+  const phaseMs = quick ? 2000 : 5000;
+  const redis = await startRedis('everysec');
+  const relay = await startRelay(redis.port, {
+    env: { RELAY_SQS_SECRET_KEY: SQS_KEY, LOG_LEVEL: 'warn' },
+  });
+  const admin = new JsonClient(relay.port, `Bearer ${ADMIN_TOKEN}`, 2);
+  const raw = poster(relay.port);
+  let sqs: SQSClient | undefined;
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        await admin.request('GET', '/readyz');
+        break;
+      } catch (err) {
+        if (i > 200) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    await admin.post('/v1/admin/accounts', JSON.stringify({ id: 'entrances', plan: 'paid' }));
+    const issued = await admin.post<{
+      result: { token: string; aws_access_key_id: string; aws_secret_access_key: string };
+    }>('/v1/admin/accounts/entrances/tokens', JSON.stringify({ aws_credentials: true }));
+    const { token, aws_access_key_id, aws_secret_access_key } = issued.result;
+    const api = new JsonClient(relay.port, `Bearer ${token}`, 4);
+    const hook = await api.post<{ result: { url: string } }>(
+      '/v1/relay/channels/hooks/webhooks',
+      JSON.stringify({ verify: { scheme: 'github', secret: SECRET } }),
+    );
+    await api.request('PUT', '/v1/relay/channels/queue', '{}');
+    const hookPath = new URL(hook.result.url).pathname;
+    api.close();
+
+    const payload = githubEvent();
+    const sendBody = `{"body":${payload}}`;
+    const signature = `sha256=${crypto.createHmac('sha256', SECRET).update(payload).digest('hex')}`;
+    const sendHeaders = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    sqs = new SQSClient({
+      endpoint: `http://127.0.0.1:${relay.port}/sqs`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: aws_access_key_id, secretAccessKey: aws_secret_access_key },
+      maxAttempts: 1,
+    });
+    const QueueUrl = `http://127.0.0.1:${relay.port}/sqs/entrances/queue`;
+    const ok = (status: number, what: string) => {
+      if (status !== 200) throw new Error(`${what}: HTTP ${status}`);
+    };
+    const phases = {
+      send: () =>
+        raw
+          .post('/v1/relay/channels/send/messages', sendHeaders, sendBody)
+          .then((s) => ok(s, 'send')),
+      webhook: () =>
+        raw
+          .post(
+            hookPath,
+            {
+              'content-type': 'application/json',
+              'user-agent': 'GitHub-Hookshot/bench',
+              'x-github-event': 'push',
+              // each delivery its own id, as GitHub sends them (each claims a dedup slot)
+              'x-github-delivery': crypto.randomUUID(),
+              'x-hub-signature-256': signature,
+            },
+            payload,
+          )
+          .then((s) => ok(s, 'webhook')),
+      sqs: async () => {
+        await sqs!.send(new SendMessageCommand({ QueueUrl, MessageBody: payload }));
+      },
+    };
+    const rates: Record<keyof typeof phases, number[]> = { send: [], webhook: [], sqs: [] };
+    // warm-up: the scripts' first EVAL, the webhook's lookup, the SDK's first connections
+    for (const one of Object.values(phases)) await rate(300, one);
+    for (let r = 0; r < rounds; r++) {
+      for (const [name, one] of Object.entries(phases) as [
+        keyof typeof phases,
+        () => Promise<void>,
+      ][]) {
+        rates[name].push(await rate(phaseMs, one));
+      }
+    }
+    const send = median(rates.send);
+    const webhook = median(rates.webhook);
+    const viaSqs = median(rates.sqs);
+    return {
+      payload_bytes: Buffer.byteLength(payload),
+      concurrency: CONCURRENCY,
+      rounds,
+      send_per_s: round(send, 0),
+      webhook_per_s: round(webhook, 0),
+      sqs_per_s: round(viaSqs, 0),
+      webhook_ratio: round(webhook / send, 2),
+      sqs_ratio: round(viaSqs / send, 2),
+    };
+  } finally {
+    sqs?.destroy();
+    raw.close();
+    admin.close();
+    await relay.stop();
+    await redis.stop();
+  }
+}
+
+if (require.main === module) {
+  runEntrances(process.argv.includes('--quick'))
+    .then((r) => console.log(JSON.stringify(r, null, 2)))
+    .catch((err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    })
+    .finally(() => stopAll());
+}

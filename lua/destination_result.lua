@@ -1,0 +1,133 @@
+--[[
+destination_result: record the outcome of one attempt to send a leased message to the
+channel's destination, and act on it: 'ok' acknowledges the message; 'gone' (HTTP 410)
+disables the destination and puts the message back, available; 'fail' retries it on the
+destination's schedule (schedule_seconds[n] after attempt n, the last step repeating;
+max(step, retry_after_ms) capped at 1 h), or, when its attempts are spent, moves it to the
+channel's dead-letter channel, or keeps it as dead in the channel when there is none (never
+discarded). Failures count towards the circuit breaker (20 in a row open it for a cooldown
+of 30 s doubling to 10 min) and disable the destination after disable_after_ms without a
+success. The attempt is logged (newest first) even when the lease was lost meanwhile.
+KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
+KEYS[7..12]  channel keys: q, f, m, x, d, dx of the destination's channel
+KEYS[13..16] destination keys: destination, attempts, window, dead
+KEYS[17..22] dead-letter keys: q, f, m, x, d, dx of its dead-letter channel (absent when none)
+ARGV[1] channel: the channel id
+ARGV[2] id: the destination's id
+ARGV[3] lease_id: the attempt's lease
+ARGV[4] outcome: 'ok', 'gone' or 'fail'
+ARGV[5] retry_after_ms: the receiver's Retry-After (ms), or ''
+ARGV[6] failure: what failed, one line ('' on success)
+ARGV[7] entry: the attempt's log entry (JSON text)
+ARGV[8] log_max: most attempts kept in the log (integer)
+ARGV[9] log_ttl_ms: how long the log is kept after its last attempt (ms)
+ARGV[10] cooldown_ms: the breaker's first cooldown (ms)
+ARGV[11] disable_after_ms: failing this long without a success disables (ms)
+ARGV[12] dead_letter_channel: the one the caller passed keys for ('' for none)
+The plan's max_channels (a dead-letter channel may have to be created) comes from PLANS.
+Returns: { result ('acked', 'retry', 'dead', 'dead_lettered', 'disabled', 'stale'),
+           delay_ms, lowered_due_ms or false, breaker opened for ms (0: not) }
+Errors:  STALE_CONFIG <dead_letter_channel> when ARGV[12] is not the configured one
+]]
+local k = account_keys(1)
+local ch = channel_keys(7)
+local dst, log, dead = KEYS[13], KEYS[14], KEYS[16]
+local dl = #KEYS >= 22 and channel_keys(17) or nil
+local channel, lease, outcome = ARGV[1], ARGV[3], ARGV[4]
+local now = now_ms()
+local BREAKER_FAILURES = 20
+local MAX_COOLDOWN_MS = 600000
+local MAX_RETRY_AFTER_MS = 3600000
+
+local cfg = redis.call('HGET', k.channels, channel)
+local id = redis.call('HGET', dst, 'id')
+if not cfg or id ~= ARGV[2] then return { 'stale', 0, false, 0 } end
+local _, _, dlq = parse_config(cfg)
+local stale = check_dlq(dlq, ARGV[12])
+if stale then return stale end
+if dlq == '' then dl = nil end
+
+redis.call('LPUSH', log, ARGV[7])
+redis.call('LTRIM', log, 0, tonumber(ARGV[8]) - 1)
+redis.call('PEXPIRE', log, tonumber(ARGV[9]))
+
+-- the counters the API shows, and the circuit breaker
+local opened = 0
+if outcome == 'ok' then
+  redis.call('HSET', dst, 'last_success_at', now, 'fails', 0, 'open_until', 0, 'cooldown', 0,
+    'failing_since', '')
+else
+  local fails = redis.call('HINCRBY', dst, 'fails', 1)
+  redis.call('HSET', dst, 'last_failure_at', now, 'last_failure', ARGV[6])
+  local since = tonumber(redis.call('HGET', dst, 'failing_since') or '')
+  if not since then
+    since = now
+    redis.call('HSET', dst, 'failing_since', now)
+  end
+  if outcome == 'gone' then
+    redis.call('HSET', dst, 'state', 'disabled', 'disabled_reason', 'gone')
+  elseif now - since >= tonumber(ARGV[11]) then
+    redis.call('HSET', dst, 'state', 'disabled', 'disabled_reason', 'failing since ' .. since)
+  elseif fails >= BREAKER_FAILURES and
+      (fails == BREAKER_FAILURES or tonumber(redis.call('HGET', dst, 'open_until') or '0') > 0) then
+    local cooldown = tonumber(redis.call('HGET', dst, 'cooldown') or '0') or 0
+    cooldown = cooldown > 0 and math.min(cooldown * 2, MAX_COOLDOWN_MS) or tonumber(ARGV[10])
+    opened = cooldown
+    redis.call('HSET', dst, 'cooldown', cooldown, 'open_until', now + cooldown)
+  end
+end
+
+-- the message, if the lease is still its current one
+local seq, nonce = string.sub(lease, 1, 12), string.sub(lease, 13)
+local rec = redis.call('HGET', ch.m, seq)
+if not rec then return { 'stale', 0, false, opened } end
+local attempts, current, rest = record_head(rec)
+if current ~= nonce or #lease ~= 34 then return { 'stale', 0, false, opened } end
+local uuid = string.sub(rec, rest, rest + 21)
+local hol = redis.call('HGET', dst, 'hol')
+local function forget()
+  redis.call('HDEL', dst, 'a:' .. uuid)
+  if hol == seq .. uuid then redis.call('HDEL', dst, 'hol') end
+end
+
+if outcome == 'ok' then
+  forget()
+  remove_message(k, ch, channel, seq, rec, rest)
+  settle_first_run(k, ch, channel)
+  return { 'acked', 0, false, opened }
+end
+if outcome == 'gone' then
+  redis.call('ZREM', ch.f, seq)
+  redis.call('ZADD', ch.q, now, seq)
+  return { 'disabled', 0, false, opened }
+end
+
+local conf = cjson.decode(redis.call('HGET', dst, 'config'))
+local schedule_s = conf.retry.schedule_seconds
+local max_attempts = conf.retry.max_attempts
+local n = tonumber(redis.call('HGET', dst, 'a:' .. uuid) or '1') or 1
+if n >= max_attempts then
+  forget()
+  local limits = account_limits(k)
+  if dl and ensure_channel(k, dlq, limits.max_channels, now) then
+    dead_letter(k, ch, dl, channel, dlq, seq, rec, n, now, limits.max_channels)
+    return { 'dead_lettered', 0, false, opened }
+  end
+  -- kept in the channel, out of every consumer's reach, until redriven or expired
+  redis.call('ZREM', ch.f, seq)
+  redis.call('ZREM', ch.q, seq)
+  redis.call('ZADD', dead, now, seq .. uuid)
+  return { 'dead', 0, false, opened }
+end
+local step = schedule_s[math.min(n + 1, #schedule_s)] * 1000
+local retry_after = tonumber(ARGV[5])
+if retry_after then step = math.max(step, math.min(retry_after, MAX_RETRY_AFTER_MS)) end
+redis.call('ZREM', ch.f, seq)
+redis.call('ZADD', ch.q, now + step, seq)
+local lowered = false
+if step > 0 then
+  lowered = schedule(k.timers, channel, now + step)
+else
+  publish_now(k, channel, now, 1)
+end
+return { 'retry', step, lowered, opened }
