@@ -73,9 +73,11 @@ export function sendScriptCall(
   account: string,
   channel: string,
   bodies: string[],
+  /** each message's group_id ('' or absent for none; docs/api/groups.md) */
+  groups: string[] = [],
 ): Promise<unknown> {
   const tail: (string | number)[] = [];
-  for (const b of bodies) {
+  for (const [i, b] of bodies.entries()) {
     tail.push(
       compactUuid(crypto.randomUUID()),
       0,
@@ -85,6 +87,7 @@ export function sendScriptCall(
       2,
       '{}',
       b,
+      groups[i] ?? '',
     );
   }
   tail.push(FANOUT_WINDOW_MS);
@@ -114,17 +117,19 @@ export function pullScriptCall(
     batch_size: batch,
     nonces: nonces(batch),
     dead_letter_channel: '',
+    attempt_id: '',
   };
   return call(scripts, redis, pullScript, account, channel, args, []);
 }
 
-/** ack of some lease ids, no retries. */
+/** ack of some lease ids, and retries of others (each available again at once). */
 export function ackScriptCall(
   scripts: Scripts,
   redis: RedisClient,
   account: string,
   channel: string,
   leases: string[],
+  retries: string[] = [],
 ): Promise<unknown> {
   const args = {
     ...callerArgs(accountCaller(account)),
@@ -133,5 +138,9 @@ export function ackScriptCall(
     dead_letter_channel: '',
     a: leases.length,
   };
-  return call(scripts, redis, ackScript, account, channel, args, [...leases, 0]);
+  return call(scripts, redis, ackScript, account, channel, args, [
+    ...leases,
+    retries.length,
+    ...retries.flatMap((lease) => [lease, 0]),
+  ]);
 }

@@ -2,12 +2,18 @@
 ack: delete the messages whose current lease is given, and return the messages
 of retried leases to the queue after their delay (a negative acknowledgement).
 Unknown, stale, malformed and repeated lease ids are ignored and not counted.
+Message groups (docs/api/groups.md): acking a group's last leased message shows its next
+head (announced with new_message when available now); a retried grouped message stays in
+its group and comes back as its head (common.lua: group_lease_ended).
 A retried message that has had its last delivery is dead-lettered or discarded.
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12]  channel keys: q, f, m, x, d, dx of the channel
 KEYS[13..14] caller keys: rate, token_rate
 KEYS[15..17] history keys: h, hi, he of the channel (lua/lib/history.lua)
 KEYS[18..23] dead-letter keys: q, f, m, x, d, dx of its dead-letter channel (absent when none)
+Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
+channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
+group, known only at run time, so they cannot be declared as a KEYS group.
 ARGV[1..3] caller: token_id, proof, rate (lua/lib/caller.lua)
 ARGV[4] channel: the channel id
 ARGV[5] must_exist: '1' to refuse a channel that does not exist (SQS), '0' to count nothing
@@ -57,11 +63,24 @@ local function leased(lease)
   return seq, rec, attempts, rest
 end
 
+local now = now_ms()
+local available_now = 0
+local earliest = false
+-- a group head shown at `at`: announced when available now, else the timer waits for it
+local function shown(at)
+  if not at then return end
+  if at <= now then
+    available_now = available_now + 1
+  else
+    earliest = min_due(earliest, at)
+  end
+end
+
 local acked = 0
 for i = 1, a do
   local seq, rec, _, rest = leased(ARGV[7 + i])
   if seq then
-    remove_message(k, ch, channel, seq, rec, rest)
+    shown(remove_message(k, ch, channel, seq, rec, rest))
     acked = acked + 1
   end
 end
@@ -71,9 +90,6 @@ if acked > 0 then settle_first_run(k, ch, channel) end
 local retried = 0
 local lowered = false
 if r > 0 then
-  local now = now_ms()
-  local available_now = 0
-  local earliest = false
   local seen = {}
   for i = 1, r do
     local base = 8 + a + (i - 1) * 2
@@ -90,18 +106,19 @@ if r > 0 then
       else
         local delay = tonumber(ARGV[base + 2])
         history_note(rec, rest, 'y', delay, now)
-        redis.call('ZREM', ch.f, seq)
-        redis.call('ZADD', ch.q, now + delay, seq)
-        if delay > 0 then
-          earliest = min_due(earliest, now + delay)
+        local group = record_group(rec)
+        if group ~= '' then
+          shown(group_lease_ended(k, ch, channel, group, seq, now + delay, now))
         else
-          available_now = available_now + 1
+          redis.call('ZREM', ch.f, seq)
+          redis.call('ZADD', ch.q, now + delay, seq)
+          shown(now + delay)
         end
       end
     end
   end
-  if earliest then lowered = schedule(k.timers, channel, earliest) end
-  if available_now > 0 then publish_now(k, channel, now, available_now) end
 end
+if earliest then lowered = schedule(k.timers, channel, earliest) end
+if available_now > 0 then publish_now(k, channel, now, available_now) end
 lowered = min_due(lowered, history_schedule())
 return { acked, retried, lowered }

@@ -7,6 +7,9 @@ KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys: q, f, m, x, d, dx of the channel
 KEYS[13..15] history keys: h, hi, he of the channel (lua/lib/history.lua): deleted when
             history_seconds is turned off
+Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
+channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
+group, known only at run time, so they cannot be declared as a KEYS group.
 ARGV[1] channel: the channel id
 ARGV[2] max_attempts: '' keeps the current value
 ARGV[3] dedup_window_seconds: '' keeps the current value
@@ -20,7 +23,9 @@ ARGV[10] receive_wait_ms: (SQS ReceiveMessageWaitTimeSeconds) integer, '-' to re
 ARGV[11..] named settings to change, each 'name=value' (value without '|'); 'name=' removes it
 The plan's max_channels comes from PLANS.
 Returns: the config string
-Errors:  ACCOUNT_GONE (the caller's account was deleted); CHANNEL_LIMIT <max_channels>
+Errors:  ACCOUNT_GONE (the caller's account was deleted); CHANNEL_LIMIT <max_channels>;
+         GROUP_ORDER_BUSY <groups> (group_order would change while the channel holds grouped
+         messages: their bookkeeping differs between the two orders, docs/api/groups.md)
 ]]
 local k = account_keys(1)
 local ch = channel_keys(7)
@@ -63,6 +68,11 @@ settings.named = settings.named or {}
 for i = 11, #ARGV do
   local name, value = string.match(ARGV[i], '^([%w_]+)=([^|]*)$')
   if name then settings.named[name] = value ~= '' and value or nil end
+end
+local function order_of(named) return named.group_order == 'fair' and 'fair' or 'strict' end
+if cfg and order_of(parse_settings(cfg).named) ~= order_of(settings.named) then
+  local groups = redis.call('HLEN', ch.gn)
+  if groups > 0 then return redis.error_reply('GROUP_ORDER_BUSY ' .. groups) end
 end
 local updated = format_config(max_attempts, dedup_window, dlq, created, format_settings(settings))
 redis.call('HSET', k.channels, channel, updated)

@@ -6,6 +6,9 @@ is then set to the first record's end (the caller lowers the due index to it).
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys: q, f, m, x, d, dx of the channel
 KEYS[13..15] history keys: h, hi, he of the channel (lua/lib/history.lua)
+Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
+channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
+group, known only at run time, so they cannot be declared as a KEYS group.
 ARGV[1] channel: the channel id
 Returns: purged_count
 Errors:  CHANNEL_NOT_FOUND

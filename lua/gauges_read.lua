@@ -5,11 +5,13 @@ KEYS[1..4] totals keys: gauges, gauge_oldest, accounts, gauge_expiry (rq:{~sys}:
            every account id, zset account -> next expiry ms
 ARGV    none
 Returns: { queued, delayed, in_flight, dead_letter, storage_bytes, channels, accounts,
-           oldest_message_ms or false, now_ms, next_expiry_ms or false }
+           oldest_message_ms or false, now_ms, next_expiry_ms or false, groups_ready,
+           groups_blocked }
 Errors:  none
 ]]
+-- one read of the totals (the group counts included): a scrape's cost stays constant
 local v = redis.call('HMGET', KEYS[1], 'queued', 'delayed', 'in_flight', 'dead_letter',
-  'storage_bytes', 'channels')
+  'storage_bytes', 'channels', 'groups_ready', 'groups_blocked')
 local out = {}
 for i = 1, 6 do out[i] = tonumber(v[i] or '0') end
 out[7] = redis.call('SCARD', KEYS[3])
@@ -20,4 +22,6 @@ out[9] = now_ms()
 local soonest = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
 out[10] = false
 if soonest[2] then out[10] = tonumber(soonest[2]) end
+out[11] = tonumber(v[7] or '0')
+out[12] = tonumber(v[8] or '0')
 return out

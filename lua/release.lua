@@ -6,6 +6,9 @@ new_message with their count tells the channel's other consumers. Unknown,
 stale, malformed and repeated lease ids are ignored.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys: q, f, m, x, d, dx of the channel
+Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
+channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
+group, known only at run time, so they cannot be declared as a KEYS group.
 ARGV[1] channel: the channel id
 ARGV[2..] lease ids
 Returns: released_count
@@ -25,10 +28,14 @@ for i = 2, #ARGV do
     if rec and redis.call('ZSCORE', ch.f, seq) then
       local attempts, current, rest = record_head(rec)
       if current == nonce then
-        local _, ts = record_fields(rec, rest)
+        local _, ts, _, _, _, _, _, _, _, group = record_fields(rec, rest)
         redis.call('HSET', ch.m, seq, record_with_lease(rec, rest, math.max(0, attempts - 1), ''))
-        redis.call('ZREM', ch.f, seq)
-        redis.call('ZADD', ch.q, ts, seq)
+        if group ~= '' then
+          group_lease_ended(k, ch, channel, group, seq, ts, nil)
+        else
+          redis.call('ZREM', ch.f, seq)
+          redis.call('ZADD', ch.q, ts, seq)
+        end
         released = released + 1
       end
     end

@@ -1,7 +1,8 @@
 --[[
 sweep_channel: do the time-driven work that has come due on one channel, and
 set the channel's timer to its next due time.
-  - leases that ended: re-queued (available at their deadline), or, after the
+  - leases that ended: re-queued (available at their deadline; a grouped message's group
+    shows its head again: common.lua group_lease_ended), or, after the
     last delivery, dead-lettered or discarded;
   - delays and retries that ended, and coalesced announcements left pending:
     announced with a new_message event (none when nothing became available);
@@ -13,6 +14,9 @@ KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12]  channel keys: q, f, m, x, d, dx of the channel
 KEYS[13..18] target keys: q, f, m, x, d, dx of its dead-letter channel (its own again when none)
 KEYS[19..21] history keys: h, hi, he of the channel (lua/lib/history.lua)
+Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
+channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
+group, known only at run time, so they cannot be declared as a KEYS group.
 ARGV[1] channel: the channel id
 ARGV[2] dead_letter_channel: the one the caller passed keys for ('' for none)
 ARGV[3] limit: integer
@@ -73,8 +77,13 @@ for i = 1, #ended, 2 do
         dead_lettered = dead_lettered + 1
       end
     else
-      redis.call('ZREM', ch.f, seq)
-      redis.call('ZADD', ch.q, deadline, seq)
+      local group = record_group(rec)
+      if group ~= '' then
+        group_lease_ended(k, ch, channel, group, seq, tonumber(deadline), tonumber(deadline))
+      else
+        redis.call('ZREM', ch.f, seq)
+        redis.call('ZADD', ch.q, deadline, seq)
+      end
       local _, _, rest = record_head(rec)
       history_note(rec, rest, 'y', 'lease', now)
       requeued = requeued + 1

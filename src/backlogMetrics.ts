@@ -84,6 +84,17 @@ export function registerBacklogMetrics(
         this.set(pick((await scrape()).totals));
       },
     });
+  new client.Gauge({
+    name: 'relayq_message_groups',
+    help: 'Message groups holding a message, over all accounts, by state (blocked: head in flight or waiting for a retry)',
+    labelNames: ['state'],
+    registers,
+    async collect() {
+      const { totals } = await scrape();
+      this.set({ state: 'ready' }, totals.groups_ready);
+      this.set({ state: 'blocked' }, totals.groups_blocked);
+    },
+  });
   total(
     'relayq_dead_letter_messages',
     "Messages in channels that are some channel's dead-letter channel",
@@ -140,6 +151,22 @@ export function registerBacklogMetrics(
           this.set({ account, channel: c.id, state: 'queued' }, c.queued);
           this.set({ account, channel: c.id, state: 'delayed' }, c.delayed);
           this.set({ account, channel: c.id, state: 'in_flight' }, c.in_flight);
+        }
+      }
+    },
+  });
+  new client.Gauge({
+    name: 'relayq_channel_message_groups',
+    help: 'Message groups of one channel by state (ready, blocked), for the accounts in RELAY_METRICS_ACCOUNTS',
+    labelNames: ['account', 'channel', 'state'],
+    registers,
+    async collect() {
+      this.reset();
+      for (const { account, stats } of (await scrape()).channels) {
+        for (const c of stats) {
+          const blocked = Math.min(c.groups, c.blocked_groups);
+          this.set({ account, channel: c.id, state: 'ready' }, c.groups - blocked);
+          this.set({ account, channel: c.id, state: 'blocked' }, blocked);
         }
       }
     },

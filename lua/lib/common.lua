@@ -52,9 +52,26 @@ local function account_keys(first)
            usage = KEYS[first + 3], events = KEYS[first + 4], tokens = KEYS[first + 5] }
 end
 
+-- The channel's message-group keys (docs/api/groups.md) are named after its queue key
+-- (rq:{a}:c:<channel>:q without the final q), so they share the account's hash tag:
+--   gn  hash group -> number of the group's messages in the channel (any state)
+--   gl  hash group -> number of its messages leased now (strict order only)
+--   gw  zset group -> ms: groups whose head came back from a lease (retry or lease end)
+--       and was not delivered again yet (strict order only)
+--   ga  hash seq -> ms the grouped message is available from
+--   g:<group>  zset seq -> seq as a number: the group's messages in send order (strict:
+--       every message of the group; fair: those not leased)
+--   sn  string: the channel's FIFO sequence counter (never reset)
+-- A group's head (its first message) is in q, scored by when it became available, while the
+-- group is not locked (strict: none of its messages leased); its other messages are in no
+-- queue until a pull takes them after the head.
 local function channel_keys(first)
-  return { q = KEYS[first], f = KEYS[first + 1], m = KEYS[first + 2], x = KEYS[first + 3],
-           d = KEYS[first + 4], dx = KEYS[first + 5] }
+  local q = KEYS[first]
+  local base = string.sub(q, 1, -2)
+  return { q = q, f = KEYS[first + 1], m = KEYS[first + 2], x = KEYS[first + 3],
+           d = KEYS[first + 4], dx = KEYS[first + 5],
+           gn = base .. 'gn', gl = base .. 'gl', gw = base .. 'gw', ga = base .. 'ga',
+           g = base .. 'g:', sn = base .. 'sn' }
 end
 
 local function record_head(rec)
@@ -86,23 +103,39 @@ local function record_exp(rec, rest)
 end
 
 -- uuid (compact), ts, exp, size (numbers), content type code, meta_len (base 36), src,
--- src_attempts, payload position
+-- src_attempts, payload position, group id ('' for none), FIFO sequence number ('' for none)
 local function record_fields(rec, rest)
-  local mlen, mark, payload = string.match(rec, '^(%w+)([|:])()', rest + 41)
-  local src, src_attempts, size = '', '', ''
+  local mlen, mark, payload = string.match(rec, '^(%w+)([|:;])()', rest + 41)
+  local src, src_attempts, size, group, fifo_seq = '', '', '', '', ''
   if mark == ':' then
     src, src_attempts, size, payload = string.match(rec, '^([^|]*)|(%d*)|(%d*)|()', payload)
+  elseif mark == ';' then
+    src, src_attempts, size, group, fifo_seq, payload =
+      string.match(rec, '^([^|]*)|(%d*)|(%d*)|([^|]*)|(%d*)|()', payload)
   end
   return string.sub(rec, rest, rest + 21), tonumber(string.sub(rec, rest + 22, rest + 30), 36),
     record_exp(rec, rest), tonumber(size) or (#rec - payload + 1), string.sub(rec, rest + 40, rest + 40),
-    mlen, src, src_attempts, payload
+    mlen, src, src_attempts, payload, group, fifo_seq
 end
 
--- The record tail after meta_len: '|' alone unless the message is dead-lettered or
--- counts another size than its payload's length.
-local function record_extras(src, src_attempts, size, payload_len)
+-- The group id of a record ('' for none).
+local function record_group(rec)
+  local _, _, rest = record_head(rec)
+  local _, _, _, _, _, _, _, _, _, group = record_fields(rec, rest)
+  return group
+end
+
+-- The record tail after meta_len: '|' alone unless the message is dead-lettered, counts
+-- another size than its payload's length, or has a group or a FIFO sequence number
+-- (';src|src_attempts|size|group|fifo_seq|').
+local function record_extras(src, src_attempts, size, payload_len, group, fifo_seq)
+  group, fifo_seq = group or '', fifo_seq or ''
+  local size_text = size == payload_len and '' or size
+  if group ~= '' or fifo_seq ~= '' then
+    return ';' .. src .. '|' .. src_attempts .. '|' .. size_text .. '|' .. group .. '|' .. fifo_seq .. '|'
+  end
   if src == '' and size == payload_len then return '|' end
-  return ':' .. src .. '|' .. src_attempts .. '|' .. (size == payload_len and '' or size) .. '|'
+  return ':' .. src .. '|' .. src_attempts .. '|' .. size_text .. '|'
 end
 
 local function record_with_lease(rec, rest, attempts, nonce)
@@ -342,16 +375,114 @@ end
 -- reason: the timeline kind remove_message notes ('a' ack, 'e' expired).
 local HIST = { on = false, reason = 'a' }
 
--- Deletes a message's record and queue entries and frees its storage (rec, rest: the
--- record, for the channel's history when it keeps one).
-local function delete_record(k, ch, channel, seq, exp, size, rec, rest, kind)
+-- Message groups (docs/api/groups.md; keys in channel_keys) -----------------------------
+
+-- 'strict' (the default) or 'fair': the channel's group_order setting, read once per call.
+local group_modes = {}
+local function group_mode(k, channel)
+  local mode = group_modes[channel]
+  if mode == nil then
+    local cfg = redis.call('HGET', k.channels, channel)
+    mode = (cfg and parse_settings(cfg).named.group_order == 'fair') and 'fair' or 'strict'
+    group_modes[channel] = mode
+  end
+  return mode
+end
+
+local function seq_number(seq)
+  return tonumber(seq, 16)
+end
+
+-- Puts the group's head (its first message) in q, scored by when it is available (its own
+-- time, not before since when given). Returns that score, or false when the group is empty.
+local function group_show(ch, group, since)
+  local head = redis.call('ZRANGE', ch.g .. group, 0, 0)[1]
+  if not head then return false end
+  local at = tonumber(redis.call('HGET', ch.ga, head) or '0')
+  if since and since > at then at = since end
+  redis.call('ZADD', ch.q, at, head)
+  return at
+end
+
+-- A grouped message joins its channel (sent or moved in), available from avail (ms).
+-- It goes to q only as the head of a group that had no message; a send never unlocks.
+-- Returns true when it went to q.
+local function group_added(ch, group, seq, avail)
+  redis.call('HINCRBY', ch.gn, group, 1)
+  redis.call('HSET', ch.ga, seq, avail)
+  local key = ch.g .. group
+  redis.call('ZADD', key, seq_number(seq), seq)
+  if redis.call('ZCARD', key) == 1 and redis.call('HEXISTS', ch.gl, group) == 0 then
+    redis.call('ZADD', ch.q, avail, seq)
+    return true
+  end
+  return false
+end
+
+-- A grouped message leaves its channel (deleted or moved out); was_leased, was_queued: it
+-- was in f, in q. When that unlocks its group (strict: its last leased message) or it was
+-- the head shown in q, the next head is shown, available from now at the earliest.
+-- Returns the shown head's score, or false.
+local function group_removed(k, ch, channel, group, seq, was_leased, was_queued, now)
+  redis.call('HDEL', ch.ga, seq)
+  local key = ch.g .. group
+  redis.call('ZREM', key, seq)
+  if redis.call('HINCRBY', ch.gn, group, -1) <= 0 then
+    redis.call('HDEL', ch.gn, group)
+    redis.call('HDEL', ch.gl, group)
+    redis.call('ZREM', ch.gw, group)
+    redis.call('DEL', key)
+    return false
+  end
+  local show = was_queued
+  if was_queued then redis.call('ZREM', ch.gw, group) end
+  if was_leased and group_mode(k, channel) == 'strict' then
+    if redis.call('HINCRBY', ch.gl, group, -1) <= 0 then
+      redis.call('HDEL', ch.gl, group)
+      show = true
+    end
+  end
+  if show and redis.call('HEXISTS', ch.gl, group) == 0 then return group_show(ch, group, now) end
+  return false
+end
+
+-- A grouped message's lease ended at `at` (ms: retried, released or run out); the message
+-- is available again from avail. strict: it stays in its group, and once none of the
+-- group's messages is leased the head (its first message: this one or an earlier one) is
+-- shown again, not before `at`, and the group waits for that retry (gw). fair: it rejoins
+-- its group. Returns the shown head's score, or false.
+local function group_lease_ended(k, ch, channel, group, seq, avail, at)
+  redis.call('ZREM', ch.f, seq)
+  redis.call('HSET', ch.ga, seq, avail)
+  local key = ch.g .. group
+  if group_mode(k, channel) == 'fair' then
+    redis.call('ZADD', key, seq_number(seq), seq)
+    if redis.call('ZCARD', key) == 1 then return group_show(ch, group, at) end
+    return false
+  end
+  if redis.call('HINCRBY', ch.gl, group, -1) > 0 then return false end
+  redis.call('HDEL', ch.gl, group)
+  local shown = group_show(ch, group, at)
+  if shown then redis.call('ZADD', ch.gw, shown, group) end
+  return shown
+end
+
+-- Deletes a message's record and queue entries and frees its storage (group: its group id,
+-- '' for none; rec, rest: the record, for the channel's history when it keeps one, noted
+-- as kind or HIST.reason). Returns the score of its group's next head when that was shown,
+-- else false.
+local function delete_record(k, ch, channel, seq, exp, size, group, rec, rest, kind)
   if HIST.on and rec then HIST.ended(rec, rest, kind or HIST.reason, '') end
   redis.call('HDEL', ch.m, seq)
-  redis.call('ZREM', ch.q, seq)
-  redis.call('ZREM', ch.f, seq)
+  local was_queued = redis.call('ZREM', ch.q, seq) == 1
+  local was_leased = redis.call('ZREM', ch.f, seq) == 1
   count_expiry(ch, exp, -1)
   redis.call('HINCRBY', k.account, 'storage_bytes', -size)
   redis.call('HINCRBY', k.usage, channel, -size)
+  if group and group ~= '' then
+    return group_removed(k, ch, channel, group, seq, was_leased, was_queued, now_ms())
+  end
+  return false
 end
 
 -- Walks the run whose cursor is seq (nothing when seq is no cursor) forward over the
@@ -373,10 +504,10 @@ local function walk_run(k, ch, channel, seq, now, budget, expire, gone)
   for step = 0, budget do
     local at = seq_hex(n)
     local rec = redis.call('HGET', ch.m, at)
-    local exp, size, rest, _
+    local exp, size, group, rest, _
     if rec then
       _, _, rest = record_head(rec)
-      _, _, exp, size = record_fields(rec, rest)
+      _, _, exp, size, _, _, _, _, _, group = record_fields(rec, rest)
       if not expire or exp > now then
         redis.call('ZADD', ch.x, 'LT', exp, at)
         return deleted, step + 1
@@ -395,7 +526,7 @@ local function walk_run(k, ch, channel, seq, now, budget, expire, gone)
       return deleted, step
     end
     if rec then
-      delete_record(k, ch, channel, at, exp, size, rec, rest, 'e')
+      delete_record(k, ch, channel, at, exp, size, group, rec, rest, 'e')
       deleted = deleted + 1
     end
     n = n + 1
@@ -414,12 +545,13 @@ end
 local WALK_BUDGET = 1000
 
 -- Removes a message (record at rest as read by record_head) from its channel and frees
--- its storage.
+-- its storage. Returns the score of its group's next head when that was shown, else false.
 local function remove_message(k, ch, channel, seq, rec, rest)
-  local _, _, exp, size = record_fields(rec, rest)
-  delete_record(k, ch, channel, seq, exp, size, rec, rest)
+  local _, _, exp, size, _, _, _, _, _, group = record_fields(rec, rest)
+  local shown = delete_record(k, ch, channel, seq, exp, size, group, rec, rest)
   walk_run(k, ch, channel, seq, 0, WALK_BUDGET, false, true)
   drop_if_empty(ch)
+  return shown
 end
 
 -- Walks on the first run's cursor when it waits on a message that is gone (a walk ran out
@@ -453,26 +585,36 @@ end
 -- Returns the record, its expiry and its size.
 local function moved_record(rec, src, src_attempts)
   local _, _, rest = record_head(rec)
-  local _, _, exp, size, _, mlen, _, _, payload = record_fields(rec, rest)
+  local _, _, exp, size, _, mlen, _, _, payload, group, fifo_seq = record_fields(rec, rest)
   return '0||' .. string.sub(rec, rest, rest + 40) .. mlen ..
-    record_extras(src, src_attempts, size, #rec - payload + 1) .. string.sub(rec, payload), exp, size
+    record_extras(src, src_attempts, size, #rec - payload + 1, group, fifo_seq) ..
+    string.sub(rec, payload), exp, size, group
 end
 
 -- Moves message seq from one channel to another, available now, keeping its
 -- expiry; its bytes move from one channel's usage to the other's. It gets a new seq
 -- in the other channel (the end of its runs).
-local function move_message(k, from, to, from_channel, to_channel, seq, record, exp, size, now)
+-- A grouped message (group ~= '') leaves its group and joins the same group in the other channel.
+local function move_message(k, from, to, from_channel, to_channel, seq, record, exp, size, now, group)
   redis.call('HDEL', from.m, seq)
-  redis.call('ZREM', from.q, seq)
-  redis.call('ZREM', from.f, seq)
+  local was_queued = redis.call('ZREM', from.q, seq) == 1
+  local was_leased = redis.call('ZREM', from.f, seq) == 1
   count_expiry(from, exp, -1)
+  if group and group ~= '' then
+    local shown = group_removed(k, from, from_channel, group, seq, was_leased, was_queued, now)
+    if shown and shown <= now then publish_now(k, from_channel, now, 1) end
+  end
   walk_run(k, from, from_channel, seq, 0, WALK_BUDGET, false, true)
   drop_if_empty(from)
   local st = seq_state(to)
   local moved = append_seq(to, st, exp)
   save_seq_state(to, st)
   redis.call('HSET', to.m, moved, record)
-  redis.call('ZADD', to.q, now, moved)
+  if group and group ~= '' then
+    group_added(to, group, moved, now)
+  else
+    redis.call('ZADD', to.q, now, moved)
+  end
   count_expiry(to, exp, 1)
   redis.call('HINCRBY', k.usage, from_channel, -size)
   redis.call('HINCRBY', k.usage, to_channel, size)
@@ -486,8 +628,8 @@ local function dead_letter(k, ch, dl, channel, dlq, seq, rec, attempts, now, max
   local _, _, rest = record_head(rec)
   if dlq ~= '' and dl ~= nil and ensure_channel(k, dlq, max_channels, now) then
     if HIST.on then HIST.ended(rec, rest, 'l', dlq) end
-    local moved, exp, size = moved_record(rec, channel, attempts)
-    move_message(k, ch, dl, channel, dlq, seq, moved, exp, size, now)
+    local moved, exp, size, group = moved_record(rec, channel, attempts)
+    move_message(k, ch, dl, channel, dlq, seq, moved, exp, size, now, group)
     redis.call('ZADD', k.timers, 'LT', cleanup_due(exp), dlq)
     publish_now(k, dlq, now, 1)
     return 'dead_lettered'
@@ -504,6 +646,8 @@ local function drop_messages(k, ch, channel)
   local count = message_count(ch)
   local bytes = tonumber(redis.call('HGET', k.usage, channel) or '0')
   redis.call('UNLINK', ch.q, ch.f, ch.m, ch.x)
+  for _, group in ipairs(redis.call('HKEYS', ch.gn)) do redis.call('UNLINK', ch.g .. group) end
+  redis.call('UNLINK', ch.gn, ch.gl, ch.gw, ch.ga)
   redis.call('HDEL', k.usage, channel)
   -- (bytes ~= 0: Lua writes -0 as "-0", which HINCRBY refuses)
   if bytes ~= 0 and redis.call('EXISTS', k.account) == 1 then

@@ -34,6 +34,8 @@ const channelExample = {
   in_flight: 1,
   storage_bytes: 412,
   oldest_message_ms: 1767225600000,
+  groups: 0,
+  blocked_groups: 0,
 };
 const config = {
   dead_letter_channel: 'orders-dlq',
@@ -45,6 +47,8 @@ const config = {
   retention_seconds: 259200,
   receive_wait_seconds: 0,
   history_seconds: 0,
+  group_order: 'strict',
+  fifo: false,
 };
 const channelDetails = {
   ...channelExample,
@@ -603,6 +607,7 @@ export const OPERATIONS: Operation[] = [
         label: 'github',
         verify: { scheme: 'github', on_failure: 'reject' },
         dedup_header: null,
+        group_by: null,
         created_at: 1767225600000,
       },
     },
@@ -624,6 +629,7 @@ export const OPERATIONS: Operation[] = [
             label: 'github',
             verify: { scheme: 'github', on_failure: 'reject' },
             dedup_header: null,
+            group_by: null,
             created_at: 1767225600000,
             last_received_at: 1767229200000,
             received_count: 12,

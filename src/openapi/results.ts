@@ -25,6 +25,14 @@ export const pulledMessage = strict(
     attempts: { type: 'integer', minimum: 1, description: 'deliveries so far, this one included' },
     metadata: { type: 'object', additionalProperties: true },
     lease_id: { type: 'string', description: 'acknowledge, extend or retry with this' },
+    group_id: {
+      type: 'string',
+      description: 'its message group (docs/api/groups.md), when sent with one',
+    },
+    sequence_number: {
+      type: 'string',
+      description: "a FIFO channel's sequence number (decimal, increasing per channel)",
+    },
     dead_letter: strict({ source_channel: { type: 'string' }, attempts: integer }),
   },
   ['id', 'body', 'content_type', 'timestamp_ms', 'attempts', 'metadata', 'lease_id'],
@@ -37,6 +45,8 @@ const channelCounts = {
   in_flight: count('leased'),
   storage_bytes: integer,
   oldest_message_ms: msOrNull,
+  groups: count('message groups holding a message (docs/api/groups.md)'),
+  blocked_groups: count('groups whose head is in flight or waiting for a retry'),
 };
 
 /** A channel's settings as in effect: one never set shows its default. */
@@ -56,6 +66,13 @@ export const channelConfig = strict({
   history_seconds: count(
     "how long a message's record is kept after it ends (0: no history; at most the plan's max_history_seconds)",
   ),
+  group_order: {
+    type: 'string',
+    enum: ['strict', 'fair'],
+    description:
+      'strict: order per group and fair turns; fair: fair turns only (docs/api/groups.md)',
+  },
+  fifo: { type: 'boolean', description: 'every message needs a group_id (an SQS .fifo queue)' },
 });
 
 export const channel = strict({
@@ -154,6 +171,14 @@ const webhookCommon = {
   label: { type: ['string', 'null'] },
   verify: webhookVerify,
   dedup_header: { type: ['string', 'null'] },
+  group_by: {
+    oneOf: [
+      strict({ header: { type: 'string' } }),
+      strict({ json_pointer: { type: 'string' } }),
+      { type: 'null' },
+    ],
+    description: 'where a delivery gets its group_id (docs/api/groups.md); null: no group',
+  },
   created_at: { ...integer, description: 'ms since the epoch' },
 };
 

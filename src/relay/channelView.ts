@@ -16,13 +16,18 @@ export interface EffectiveConfig extends Omit<
   receive_wait_seconds: number;
   /** 0: no history */
   history_seconds: number;
+  /** docs/api/groups.md */
+  group_order: 'strict' | 'fair';
+  fifo: boolean;
 }
 
 export function effectiveConfig(config: ChannelConfig, limits: PlanLimits): EffectiveConfig {
   // named settings are shown by the features that own them, each under its own name
-  const { named: _named, ...settings } = config;
+  const { named, ...settings } = config;
   return {
     ...settings,
+    group_order: named.group_order === 'fair' ? 'fair' : 'strict',
+    fifo: named.fifo === '1',
     visibility_timeout_ms: config.visibility_timeout_ms ?? LIMITS.defaultVisibilityMs,
     delay_seconds: config.delay_seconds ?? 0,
     receive_wait_seconds: config.receive_wait_seconds ?? 0,

@@ -31,6 +31,20 @@ function listEntry(stats: ChannelStats): ChannelListEntry {
 export const channelNotFound = (channel: string) =>
   new RelayError('channel_not_found', `channel ${channel} does not exist`);
 
+/**
+ * The named settings a settings change sets: message groups (docs/api/groups.md) and
+ * history (docs/api/history.md).
+ */
+function namedSettings(input: ChannelSettingsInput): Pick<ConfigureChannel, 'named'> {
+  const named: Record<string, string | null> = {};
+  if (input.group_order !== undefined)
+    named.group_order = input.group_order === 'fair' ? 'fair' : null;
+  if (input.fifo !== undefined) named.fifo = input.fifo ? '1' : null;
+  if (input.history_seconds !== undefined)
+    named[HISTORY_SETTING] = input.history_seconds ? String(input.history_seconds) : null;
+  return Object.keys(named).length > 0 ? { named } : {};
+}
+
 /** What the store takes for a settings change in the relay API's words. */
 export function settingsChange(input: ChannelSettingsInput): ConfigureChannel {
   return {
@@ -42,13 +56,7 @@ export function settingsChange(input: ChannelSettingsInput): ConfigureChannel {
     delaySeconds: input.delay_seconds,
     retentionSeconds: input.retention_seconds,
     receiveWaitSeconds: input.receive_wait_seconds,
-    ...(input.history_seconds === undefined
-      ? {}
-      : {
-          named: {
-            [HISTORY_SETTING]: input.history_seconds ? String(input.history_seconds) : null,
-          },
-        }),
+    ...namedSettings(input),
   };
 }
 

@@ -13,6 +13,7 @@ import type {
   HistoryStatus,
   TimelineEntry,
 } from '../store/historyTypes';
+import type { NewMessage } from '../store/types';
 import type { Caller } from '../types';
 import { authorize } from './authorize';
 import type { RelayDeps } from './deps';
@@ -197,7 +198,6 @@ export function summaryOf(entry: HistoryEntry): HistorySummary {
       preview = JSON.parse(m.bodyJson) as string;
     }
   }
-  const groupId = metadataOf(entry).group_id;
   return {
     id: entry.id,
     received_at: entry.receivedAt,
@@ -205,7 +205,7 @@ export function summaryOf(entry: HistoryEntry): HistorySummary {
     status: entry.status,
     attempts: entry.attempts,
     size: entry.size,
-    group_id: typeof groupId === 'string' ? groupId : null,
+    group_id: m?.groupId || null,
     preview: Array.from(preview).slice(0, PREVIEW_CHARS).join(''),
   };
 }
@@ -231,8 +231,11 @@ export function detailOf(entry: HistoryEntry): HistoryDetail {
   };
 }
 
-/** The copy of a record that a replay stores: exact body, content type and metadata. */
-export function replayCopy(entry: HistoryEntry, dedupId: string | null = null) {
+/**
+ * The copy of a record that a replay stores: exact body, content type and metadata, in the
+ * original's group.
+ */
+export function replayCopy(entry: HistoryEntry, dedupId: string | null = null): NewMessage {
   const m = entry.message!;
   const metadata = { ...metadataOf(entry), replay: { of: entry.id } };
   const metadataJson = JSON.stringify(metadata);
@@ -242,6 +245,7 @@ export function replayCopy(entry: HistoryEntry, dedupId: string | null = null) {
     size: Buffer.byteLength(m.bodyJson) + Buffer.byteLength(metadataJson),
     contentType: m.contentType,
     dedupId,
+    groupId: m.groupId || null,
     metadataJson,
     bodyJson: m.bodyJson,
   };

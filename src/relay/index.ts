@@ -66,6 +66,7 @@ export type {
   WebhookEntry,
   WebhookRecord,
   WebhookVerify,
+  WebhookGroupBy,
 } from '../store/types';
 export type { AccountEvent, AccountListener } from '../store/events';
 

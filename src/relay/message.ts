@@ -58,6 +58,7 @@ export function newMessage(input: MessageInput, options: MessageOptions = {}): N
     size,
     contentType,
     dedupId: input.dedup_id ?? null,
+    groupId: input.group_id ?? null,
     metadataJson,
     bodyJson,
   };

@@ -15,6 +15,7 @@ export const LIMITS = {
   maxMessageBytes: 131_072,
   maxRequestBytes: 1_048_576,
   maxDedupIdChars: 128,
+  maxGroupIdChars: 128,
   maxAttempts: 100,
   maxDedupWindowSeconds: 86_400,
   defaultDedupWindowSeconds: 300,
@@ -39,12 +40,19 @@ const leaseIds = {
   items: { type: 'string', maxLength: 256 },
 };
 
+/** A message group id (docs/api/groups.md): 1-128 of A-Z a-z 0-9 _ . : / = + @ - */
+export const GROUP_ID_PATTERN_SOURCE = '^[A-Za-z0-9_.:/=+@-]{1,128}$';
+export const GROUP_ID_PATTERN = new RegExp(GROUP_ID_PATTERN_SOURCE);
+export const GROUP_ORDERS = ['strict', 'fair'] as const;
+export type GroupOrder = (typeof GROUP_ORDERS)[number];
+
 const messageProperties = {
   body: {},
   content_type: { type: 'string', enum: CONTENT_TYPES },
   delay_seconds: delaySeconds,
   metadata: { type: 'object', additionalProperties: true },
   dedup_id: { type: 'string', minLength: 1, maxLength: LIMITS.maxDedupIdChars },
+  group_id: { type: 'string', pattern: GROUP_ID_PATTERN_SOURCE },
 };
 
 const messageSchema = {
@@ -60,6 +68,7 @@ export interface MessageInput {
   delay_seconds?: number;
   metadata?: Record<string, unknown>;
   dedup_id?: string;
+  group_id?: string;
 }
 
 export const validateMessage = compile<MessageInput>(messageSchema);
@@ -138,6 +147,10 @@ export interface ChannelSettingsInput {
   retention_seconds?: number | null;
   receive_wait_seconds?: number | null;
   history_seconds?: number | null;
+  /** docs/api/groups.md: 'strict' (the default) or 'fair'; null resets */
+  group_order?: GroupOrder | null;
+  /** a FIFO channel (an SQS .fifo queue): every message needs a group_id */
+  fifo?: boolean;
 }
 
 export const validateChannelConfig = compile<ChannelSettingsInput>({
@@ -160,6 +173,8 @@ export const validateChannelConfig = compile<ChannelSettingsInput>({
     }),
     // 0 turns history off; the upper bound is the plan's max_history_seconds (the handler's)
     history_seconds: resettable({ type: 'integer', minimum: 0 }),
+    group_order: { type: ['string', 'null'], enum: [...GROUP_ORDERS, null] },
+    fifo: { type: 'boolean' },
   },
 });
 

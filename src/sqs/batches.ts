@@ -15,6 +15,7 @@ import {
 import { requiredInteger, requiredObjectList, requiredString, type Input } from './params';
 import { onQueue, parametersOn, queueChannel, requireQueue } from './resolve';
 import { sqsSizeCap } from './settings';
+import { sendTarget } from './fifo';
 
 const MAX_ENTRIES = 10;
 /** SQS's limit on a whole SendMessageBatch (the sum of its messages' SQS sizes) */
@@ -65,11 +66,12 @@ function batchEntries(input: Input): { id: string; entry: Input }[] {
 export async function sendMessageBatch(call: SqsCall) {
   const channel = queueChannel(call);
   const entries = await parametersOn(call, channel, () => batchEntries(call.input));
+  const fifo = await sendTarget(call, channel);
   const Failed: Failed[] = [];
   const ready: { id: string; prepared: PreparedSend }[] = [];
   for (const { id, entry } of entries) {
     try {
-      ready.push({ id, prepared: prepareSend(entry, `message ${id}`) });
+      ready.push({ id, prepared: prepareSend(entry, `message ${id}`, fifo) });
     } catch (err) {
       Failed.push(failed(id, err));
     }
@@ -83,6 +85,7 @@ export async function sendMessageBatch(call: SqsCall) {
   }
   // the valid entries are stored together, all or nothing (a plan limit fails the request)
   if (ready.length === 0) await requireQueue(call, channel);
+  const sequenceNumbers: string[] = [];
   const ids =
     ready.length === 0
       ? []
@@ -91,12 +94,17 @@ export async function sendMessageBatch(call: SqsCall) {
             call.caller(),
             channel,
             ready.map((r) => r.prepared.message),
-            { mustExist: true, sizeCap: sqsSizeCap(ready.map((r) => r.prepared.sqsSize)) },
+            {
+              mustExist: true,
+              sizeCap: sqsSizeCap(ready.map((r) => r.prepared.sqsSize)),
+              sequenceNumbers,
+            },
           ),
         );
   const Successful = ready.map(({ id, prepared }, i) => ({
     Id: id,
     MessageId: ids[i],
+    ...(sequenceNumbers[i] ? { SequenceNumber: sequenceNumbers[i] } : {}),
     MD5OfMessageBody: prepared.md5Body,
     ...(prepared.md5Attributes ? { MD5OfMessageAttributes: prepared.md5Attributes } : {}),
   }));

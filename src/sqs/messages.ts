@@ -23,6 +23,10 @@ import { isAll } from './names';
 import { queueArn } from './queueUrl';
 import { onQueue, parametersOn, queueChannel } from './resolve';
 import { sqsSizeCap } from './settings';
+import { groupedSend, sendTarget, type FifoQueue } from './fifo';
+
+/** The metadata field of a message's MessageDeduplicationId (ReceiveMessage returns it). */
+export const DEDUP_FIELD = 'sqs_dedup_id';
 
 export const MAX_DELAY_SECONDS = 900;
 export const MAX_VISIBILITY_SECONDS = 43_200;
@@ -46,7 +50,11 @@ export interface PreparedSend {
  * against the most any plan allows (the plan's max_sqs_message_bytes and the queue's
  * MaximumMessageSize are checked by the send script, in its one call: sqsSizeCap).
  */
-export function prepareSend(entry: Input, where: string): PreparedSend {
+export function prepareSend(
+  entry: Input,
+  where: string,
+  fifo: FifoQueue | null = null,
+): PreparedSend {
   const body = optionalString(entry, 'MessageBody');
   if (body === undefined || body === '') throw missingParameter('MessageBody');
   if (!BODY_CHARS.test(body)) {
@@ -57,10 +65,15 @@ export function prepareSend(entry: Input, where: string): PreparedSend {
   }
   const delay = optionalInteger(entry, 'DelaySeconds', 0, MAX_DELAY_SECONDS);
   const attributes = validateMessageAttributes(optionalMap(entry, 'MessageAttributes'));
-  const dedupId = optionalString(entry, 'MessageDeduplicationId');
-  if (dedupId !== undefined && (dedupId.length < 1 || dedupId.length > 128)) {
+  const given = optionalString(entry, 'MessageDeduplicationId');
+  if (given !== undefined && (given.length < 1 || given.length > 128)) {
     throw invalidParameter('MessageDeduplicationId must be 1 to 128 characters.');
   }
+  const { groupId, dedupKey: dedupId, dedupId: shownDedupId } = groupedSend(entry, body, fifo);
+  const metadata = {
+    ...(attributes ? { [METADATA_FIELD]: attributes } : {}),
+    ...(fifo && shownDedupId !== undefined ? { [DEDUP_FIELD]: shownDedupId } : {}),
+  };
   const sqsSize = sqsMessageSize(body, attributes);
   if (sqsSize > MAX_SQS_MESSAGE_BYTES) throw messageTooLong(sqsSize, MAX_SQS_MESSAGE_BYTES);
   let message: NewMessage;
@@ -71,8 +84,9 @@ export function prepareSend(entry: Input, where: string): PreparedSend {
         body,
         content_type: 'text',
         ...(delay !== undefined ? { delay_seconds: delay } : {}),
-        ...(attributes ? { metadata: { [METADATA_FIELD]: attributes } } : {}),
+        ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
         ...(dedupId !== undefined ? { dedup_id: dedupId } : {}),
+        ...(groupId !== undefined ? { group_id: groupId } : {}),
       },
       // the store's ceiling on one message bounds its stored size (plans.ts storageCeiling)
       { where, maxBytes: Number.POSITIVE_INFINITY },
@@ -129,6 +143,8 @@ interface Pulled {
   metadata: unknown;
   lease_id: string;
   content_type: string;
+  group_id?: string;
+  sequence_number?: string;
   dead_letter?: { source_channel: string };
 }
 
@@ -158,6 +174,13 @@ function toSqsMessage(
       call.accountId,
       pulled.dead_letter.source_channel,
     );
+  if ((all || systemNames.has('MessageGroupId')) && pulled.group_id !== undefined)
+    system.MessageGroupId = pulled.group_id;
+  if ((all || systemNames.has('SequenceNumber')) && pulled.sequence_number !== undefined)
+    system.SequenceNumber = pulled.sequence_number;
+  const dedupId = (pulled.metadata as Record<string, unknown> | null)?.[DEDUP_FIELD];
+  if ((all || systemNames.has('MessageDeduplicationId')) && typeof dedupId === 'string')
+    system.MessageDeduplicationId = dedupId;
   const attributes = selectAttributes(attributesFromMetadata(pulled.metadata), attributeNames);
   const hasAttributes = Object.keys(attributes).length > 0;
   return {
@@ -177,27 +200,40 @@ function toSqsMessage(
 
 export async function sendMessage(call: SqsCall) {
   const channel = queueChannel(call);
-  const prepared = await parametersOn(call, channel, () => prepareSend(call.input, ''));
+  const fifo = await sendTarget(call, channel);
+  const prepared = await parametersOn(call, channel, () => prepareSend(call.input, '', fifo));
+  const sequenceNumbers: string[] = [];
   const [id] = await onQueue(channel, () =>
     call.relay.send(call.caller(), channel, [prepared.message], {
       mustExist: true,
       sizeCap: sqsSizeCap([prepared.sqsSize]),
+      sequenceNumbers,
     }),
   );
   return {
     MessageId: id,
+    ...(sequenceNumbers[0] ? { SequenceNumber: sequenceNumbers[0] } : {}),
     MD5OfMessageBody: prepared.md5Body,
     ...(prepared.md5Attributes ? { MD5OfMessageAttributes: prepared.md5Attributes } : {}),
   };
 }
 
+/** ReceiveRequestAttemptId: 1-128 of alphanumerics and punctuation, as SQS takes it. */
+function receiveAttemptId(input: Input): string | undefined {
+  const id = optionalString(input, 'ReceiveRequestAttemptId');
+  if (id !== undefined && !/^[!-~]{1,128}$/.test(id)) {
+    throw invalidParameter(
+      `Value ${id} for parameter ReceiveRequestAttemptId is invalid. Reason: it must be 1 to 128 alphanumeric or punctuation characters.`,
+    );
+  }
+  return id;
+}
+
 export async function receiveMessage(call: SqsCall) {
   const channel = queueChannel(call);
   const { input } = call;
-  const { batchSize, visibility, waitSeconds, systemNames, attributeNames } = await parametersOn(
-    call,
-    channel,
-    () => ({
+  const { batchSize, visibility, waitSeconds, systemNames, attributeNames, attemptId } =
+    await parametersOn(call, channel, () => ({
       batchSize: optionalInteger(input, 'MaxNumberOfMessages', 1, MAX_RECEIVE) ?? 1,
       visibility: optionalInteger(input, 'VisibilityTimeout', 0, MAX_VISIBILITY_SECONDS),
       // none given: the queue's ReceiveMessageWaitTimeSeconds (read by the first pull)
@@ -207,8 +243,8 @@ export async function receiveMessage(call: SqsCall) {
         ...(optionalStringList(input, 'MessageSystemAttributeNames') ?? []),
       ]),
       attributeNames: optionalStringList(input, 'MessageAttributeNames'),
-    }),
-  );
+      attemptId: receiveAttemptId(input),
+    }));
   const result = await onQueue(channel, () =>
     call.relay.pull({
       caller: call.caller(),
@@ -218,6 +254,7 @@ export async function receiveMessage(call: SqsCall) {
         visibilityTimeoutMs: visibility === undefined ? null : visibility * 1000,
         batchSize,
         mustExist: true,
+        ...(attemptId !== undefined ? { attemptId } : {}),
       },
       waitMs: waitSeconds === undefined ? null : waitSeconds * 1000,
       signal: call.signal,

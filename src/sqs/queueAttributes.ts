@@ -12,6 +12,13 @@ import { isAll } from './names';
 import { parseQueueArn, queueArn } from './queueUrl';
 import { checkQueueScope } from './resolve';
 import { NAMED_SETTINGS, maxMessageSize, queueDefaults } from './settings';
+import {
+  FIFO_SETTINGS,
+  checkFifoValue,
+  fifoAttribute,
+  isFifoAttribute,
+  isFifoConfig,
+} from './fifo';
 
 /** SQS's smallest MaximumMessageSize */
 const MIN_MESSAGE_BYTES = 1024;
@@ -35,17 +42,14 @@ export const READABLE = [
   'SqsManagedSseEnabled',
   'KmsMasterKeyId',
   'KmsDataKeyReusePeriodSeconds',
-] as const;
-
-/** SQS attributes of features relayq does not have: UnsupportedOperation, not an unknown name. */
-const UNSUPPORTED = new Set([
-  'Policy',
+  'FifoQueue',
   'ContentBasedDeduplication',
   'DeduplicationScope',
   'FifoThroughputLimit',
-  'RedriveAllowPolicy',
-  'LastModifiedTimestamp',
-]);
+] as const;
+
+/** SQS attributes of features relayq does not have: UnsupportedOperation, not an unknown name. */
+const UNSUPPORTED = new Set(['Policy', 'RedriveAllowPolicy', 'LastModifiedTimestamp']);
 
 export interface QueueChange {
   visibilityTimeoutMs?: number;
@@ -57,6 +61,8 @@ export interface QueueChange {
   deadLetterChannel?: string | null;
   /** the SQS endpoint's named channel settings (settings.ts): a value sets, null removes */
   named?: Record<string, string | null>;
+  /** FifoQueue as given (CreateQueue checks it against the name) */
+  fifo?: boolean;
 }
 
 function unsupported(name: string): SqsError {
@@ -194,8 +200,18 @@ export async function parseQueueAttributes(
         Object.assign(change, await parseRedrivePolicy(value, channel, call, auth));
         break;
       case 'FifoQueue':
-        if (value !== 'false')
-          throw new SqsError('UnsupportedOperation', 'FIFO queues are not supported by relayq.');
+        if (!/^(true|false)$/i.test(value)) {
+          throw new SqsError(
+            'InvalidAttributeValue',
+            `Invalid value for the parameter ${name}: ${JSON.stringify(value)} must be true or false.`,
+          );
+        }
+        change.fifo = value.toLowerCase() === 'true';
+        break;
+      case 'ContentBasedDeduplication':
+      case 'DeduplicationScope':
+      case 'FifoThroughputLimit':
+        change.named = { ...change.named, [FIFO_SETTINGS[name]]: checkFifoValue(name, value) };
         break;
       default:
         if (UNSUPPORTED.has(name)) throw unsupported(name);
@@ -210,7 +226,7 @@ export function readableNames(names: string[]): (typeof READABLE)[number][] {
   if (names.some(isAll)) return [...READABLE];
   for (const name of names) {
     if (!(READABLE as readonly string[]).includes(name)) {
-      if (UNSUPPORTED.has(name) || name === 'FifoQueue') continue;
+      if (UNSUPPORTED.has(name)) continue;
       throw new SqsError('InvalidAttributeName', `Unknown Attribute ${name}.`);
     }
   }
@@ -254,12 +270,27 @@ export function describeQueue(
     KmsDataKeyReusePeriodSeconds:
       named[NAMED_SETTINGS.KmsDataKeyReusePeriodSeconds] ??
       (kmsKey === undefined ? undefined : String(DEFAULT_KMS_REUSE_SECONDS)),
+    // a standard queue reports none of the FIFO attributes, as in SQS
+    ...(isFifoConfig(stats.config)
+      ? {
+          FifoQueue: 'true',
+          ContentBasedDeduplication: fifoAttribute(stats.config, 'ContentBasedDeduplication'),
+          DeduplicationScope: fifoAttribute(stats.config, 'DeduplicationScope'),
+          FifoThroughputLimit: fifoAttribute(stats.config, 'FifoThroughputLimit'),
+        }
+      : {
+          FifoQueue: undefined,
+          ContentBasedDeduplication: undefined,
+          DeduplicationScope: undefined,
+          FifoThroughputLimit: undefined,
+        }),
   };
 }
 
 /** An attribute value as describeQueue reports it, to compare a CreateQueue of an existing queue. */
 export function reportedValue(name: string, value: string): string {
-  if (name === 'SqsManagedSseEnabled') return value.toLowerCase();
+  if (name === 'SqsManagedSseEnabled' || name === 'FifoQueue') return value.toLowerCase();
+  if (isFifoAttribute(name)) return checkFifoValue(name, value);
   if (name === 'KmsMasterKeyId') return value;
   return String(Number(value));
 }

@@ -26,6 +26,7 @@ import {
   type Queue,
 } from './resolve';
 import { requestedTags, tagNewQueue } from './tags';
+import { FIFO_SUFFIX, isFifoAttribute, isFifoConfig } from './fifo';
 
 const MAX_LIST = 1000;
 
@@ -46,6 +47,24 @@ async function applyChange(
   });
 }
 
+/**
+ * FifoQueue against the queue (its name for a new one) and FIFO attributes only on a FIFO queue,
+ * as SQS checks them.
+ */
+function checkFifo(attributes: Record<string, string>, change: QueueChange, fifo: boolean): void {
+  if (change.fifo !== undefined && change.fifo !== fifo) {
+    throw invalidParameter(
+      fifo
+        ? 'The FifoQueue attribute of a queue whose name ends in .fifo must be true.'
+        : 'The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length.',
+    );
+  }
+  const fifoOnly = Object.keys(attributes).find(isFifoAttribute);
+  if (!fifo && fifoOnly !== undefined) {
+    throw new SqsError('InvalidAttributeName', `Unknown Attribute ${fifoOnly}.`);
+  }
+}
+
 function attributesOf(call: SqsCall, auth: AuthContext, queue: Queue) {
   return describeQueue(queue.stats, auth.limits, call.region, auth.accountId);
 }
@@ -58,6 +77,13 @@ export async function createQueue(call: SqsCall) {
   const tags = requestedTags(call.input, 'tags');
   const attributes = optionalStringMap(call.input, 'Attributes') ?? {};
   const change = await parseQueueAttributes(attributes, name, call, auth);
+  const fifo = name.endsWith(FIFO_SUFFIX);
+  if (fifo && change.fifo !== true) {
+    throw invalidParameter(
+      'The FifoQueue attribute must be true for a queue whose name ends in .fifo.',
+    );
+  }
+  checkFifo(attributes, change, fifo);
   const url = queueUrl(call.baseUrl, auth.accountId, name);
   const stats = await call.relay.channels.stats(auth, name);
   if (stats) {
@@ -69,7 +95,8 @@ export async function createQueue(call: SqsCall) {
           ? change.deadLetterChannel === stats.config.dead_letter_channel &&
             (change.deadLetterChannel === null || change.maxAttempts === stats.config.max_attempts)
           : !(attribute in current) ||
-            (current[attribute as keyof typeof current] ?? '') ===
+            (current[attribute as keyof typeof current] ??
+              (attribute === 'FifoQueue' ? 'false' : '')) ===
               reportedValue(attribute, attributes[attribute]);
       if (!same) {
         throw new SqsError(
@@ -82,7 +109,9 @@ export async function createQueue(call: SqsCall) {
     return { QueueUrl: url };
   }
   // SQS redelivers without limit when there is no redrive policy; relayq's most is 100
-  await applyChange(call, auth, name, { maxAttempts: LIMITS.maxAttempts, ...change });
+  // a FIFO queue is a FIFO channel; a standard one gives groups fair turns (SQS fair queues)
+  const named = { ...change.named, ...(fifo ? { fifo: '1' } : { group_order: 'fair' }) };
+  await applyChange(call, auth, name, { maxAttempts: LIMITS.maxAttempts, ...change, named });
   if (tags) await tagNewQueue(call, auth, name, tags);
   return { QueueUrl: url };
 }
@@ -156,6 +185,7 @@ export async function setQueueAttributes(call: SqsCall) {
   if (attributes === undefined) throw missingParameter('Attributes');
   const auth = await call.auth();
   const change = await parseQueueAttributes(attributes, queue.channel, call, auth);
+  checkFifo(attributes, change, isFifoConfig(queue.stats.config));
   await applyChange(call, auth, queue.channel, change);
   return {};
 }

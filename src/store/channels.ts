@@ -91,6 +91,8 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
     oldest_message_age_seconds:
       reply[4] === null || reply[4] === undefined ? null : Math.max(0, reply[7] - reply[4]) / 1000,
     expiring_within_1h: reply[6],
+    groups: reply[8] ?? 0,
+    blocked_groups: reply[9] ?? 0,
     created_ms: Number(reply[5].split('|')[3]),
     config: parseConfig(reply[5]),
   });

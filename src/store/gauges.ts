@@ -32,6 +32,9 @@ export interface BacklogTotals {
   oldest_message_age_seconds: number;
   /** seconds until retention next deletes a message anywhere; Infinity when none */
   next_expiry_seconds: number;
+  /** message groups (docs/api/groups.md): ready (not blocked) and blocked */
+  groups_ready: number;
+  groups_blocked: number;
 }
 
 type Snapshot = [
@@ -44,6 +47,8 @@ type Snapshot = [
   number,
   number | null,
   number | null,
+  number,
+  number,
 ];
 
 export class BacklogGauges {
@@ -112,6 +117,8 @@ export class BacklogGauges {
       oldest_message_age_seconds: oldest === null ? 0 : Math.max(0, now - oldest) / 1000,
       next_expiry_seconds:
         soonest === null || soonest === undefined ? Infinity : Math.max(0, soonest - now) / 1000,
+      groups_ready: (r[10] as number | undefined) ?? 0,
+      groups_blocked: (r[11] as number | undefined) ?? 0,
     };
   }
 
@@ -160,6 +167,7 @@ export class BacklogGauges {
       const [queued, delayed, inFlight, deadLetter, storage, channelCount] = values
         .slice(0, 6)
         .map(Number);
+      const [groupsReady, groupsBlocked] = [values[8] ?? 0, values[9] ?? 0];
       await this.ctx.run<number, GaugesFoldArgs>(
         gaugesFoldScript,
         {},
@@ -174,6 +182,8 @@ export class BacklogGauges {
           channels: channelCount,
           oldest_ms: oldest ?? '',
           next_expiry_ms: nextExpiry ?? '',
+          groups_ready: Number(groupsReady),
+          groups_blocked: Number(groupsBlocked),
         },
       );
       return;

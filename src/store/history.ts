@@ -67,7 +67,7 @@ function statusOf(timelineText: string, ended: boolean): HistoryStatus {
 
 /** The bytes a full record counts (as lua/lib/common.lua's record_fields reads them). */
 function sizeOf(record: string, header: RecordHeader): number {
-  const sized = /^\d+\|[^|]*\|.{41}[0-9a-z]+:[^|]*\|\d*\|(\d+)\|/.exec(record);
+  const sized = /^\d+\|[^|]*\|.{41}[0-9a-z]+[:;][^|]*\|\d*\|(\d+)\|/.exec(record);
   if (sized) return Number(sized[1]);
   return Buffer.byteLength(header.metadataJson) + Buffer.byteLength(header.bodyJson);
 }

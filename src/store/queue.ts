@@ -48,13 +48,14 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
           m.metadataJson.length,
           m.metadataJson,
           m.bodyJson,
+          m.groupId ?? '',
         );
       }
       tail.push(ctx.fanout.windowMs);
       const cap = options.sizeCap;
       if (cap) tail.push(cap.setting, cap.planLimit, ...cap.sizes);
       if (options.entrance) tail.push(options.entrance);
-      const [compactIds, lowered, pendingMs] = await ctx.run<SendReply, SendArgs>(
+      const [compactIds, lowered, pendingMs, sequenceNumbers] = await ctx.run<SendReply, SendArgs>(
         sendScript,
         { account, channel, caller, webhooks: options.webhookId !== undefined },
         {
@@ -67,6 +68,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
         tail,
       );
       const ids = compactIds.map(uuidText);
+      if (options.sequenceNumbers) options.sequenceNumbers.push(...(sequenceNumbers ?? []));
       ctx.metrics.count('sent', messages.length === 1 ? 1 : new Set(ids).size);
       ctx.fanout.schedule(account, channel, pendingMs);
       await ctx.lowerDue(account, lowered);
@@ -88,6 +90,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
             batch_size: options.batchSize,
             nonces: nonces(options.batchSize),
             dead_letter_channel: dlq,
+            attempt_id: options.attemptId ?? '',
           },
         ),
       );

@@ -19,6 +19,10 @@ export interface RecordHeader {
   contentType: string;
   sourceChannel: string;
   sourceAttempts: number;
+  /** the message's group id ('' for none) */
+  groupId: string;
+  /** its FIFO sequence number ('' for none) */
+  sequenceNumber: string;
   metadataJson: string;
   bodyJson: string;
 }
@@ -54,20 +58,36 @@ export function parseRecord(record: string): RecordHeader {
   const fixed = bar(record, attemptsEnd + 1) + 1;
   const tail = fixed + FIXED_CHARS;
   const contentType = CONTENT_TYPES[record[tail - 1]] ?? malformed();
-  // meta_len (base 36) ends at '|', or at ':' when src|src_attempts|size| follows
+  // meta_len (base 36) ends at '|', or at ':' when src|src_attempts|size| follows, or at ';'
+  // when src|src_attempts|size|group|fifo_seq| follows
   let markAt = tail;
-  while (markAt < record.length && record[markAt] !== '|' && record[markAt] !== ':') markAt++;
+  while (
+    markAt < record.length &&
+    record[markAt] !== '|' &&
+    record[markAt] !== ':' &&
+    record[markAt] !== ';'
+  )
+    markAt++;
   if (markAt === tail || markAt >= record.length) malformed();
   const metaLen = parseInt(record.slice(tail, markAt), 36);
   let sourceChannel = '';
   let sourceAttempts = 0;
+  let groupId = '';
+  let sequenceNumber = '';
   let start = markAt + 1;
-  if (record[markAt] === ':') {
+  if (record[markAt] === ':' || record[markAt] === ';') {
     const srcEnd = bar(record, start);
     const attemptsAt = bar(record, srcEnd + 1);
     sourceChannel = record.slice(start, srcEnd);
     sourceAttempts = Number(record.slice(srcEnd + 1, attemptsAt) || 0);
     start = bar(record, attemptsAt + 1) + 1;
+    if (record[markAt] === ';') {
+      const groupEnd = bar(record, start);
+      const seqEnd = bar(record, groupEnd + 1);
+      groupId = record.slice(start, groupEnd);
+      sequenceNumber = record.slice(groupEnd + 1, seqEnd);
+      start = seqEnd + 1;
+    }
   }
   return {
     attempts: Number(record.slice(0, attemptsEnd)),
@@ -76,6 +96,8 @@ export function parseRecord(record: string): RecordHeader {
     contentType,
     sourceChannel,
     sourceAttempts,
+    groupId,
+    sequenceNumber,
     metadataJson: record.slice(start, start + metaLen),
     bodyJson: record.slice(start + metaLen),
   };
@@ -87,9 +109,13 @@ export function pulledMessageJson(leaseId: string, record: string): string {
   const deadLetter = r.sourceChannel
     ? `,"dead_letter":{"source_channel":"${r.sourceChannel}","attempts":${r.sourceAttempts}}`
     : '';
+  // group ids are of [A-Za-z0-9_.:/=+@-]: nothing to escape
+  const group =
+    (r.groupId ? `,"group_id":"${r.groupId}"` : '') +
+    (r.sequenceNumber ? `,"sequence_number":"${r.sequenceNumber}"` : '');
   return (
     `{"body":${r.bodyJson},"id":"${r.uuid}","timestamp_ms":${r.timestampMs},` +
     `"attempts":${r.attempts},"metadata":${r.metadataJson},"lease_id":"${leaseId}",` +
-    `"content_type":"${r.contentType}"${deadLetter}}`
+    `"content_type":"${r.contentType}"${group}${deadLetter}}`
   );
 }

@@ -34,6 +34,8 @@ export const SCRIPT_ERROR_CODES = [
   'CHANNEL_SCOPE',
   'DESTINATION_EXISTS',
   'DESTINATION_NOT_FOUND',
+  'GROUP_ORDER_BUSY',
+  'GROUP_REQUIRED',
   'MESSAGE_TOO_LARGE',
   'RATE_LIMITED',
   'REPLAY_NOT_FOUND',
@@ -106,6 +108,16 @@ export const SCRIPT_ERRORS: Record<
     new RelayError(
       'destination_not_found',
       `destination ${id} does not exist on channel ${channel}`,
+    ),
+  GROUP_ORDER_BUSY: ([groups], { channel }) =>
+    new RelayError(
+      'invalid_field',
+      `group_order cannot change while channel ${channel} holds grouped messages (${groups} groups); change it when they are delivered`,
+    ),
+  GROUP_REQUIRED: ([index], { channel }) =>
+    new RelayError(
+      'invalid_field',
+      `messages[${index}].group_id is required: channel ${channel} is a FIFO channel (fifo: true)`,
     ),
   STORAGE_LIMIT: ([max]) =>
     new RelayError(

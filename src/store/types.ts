@@ -14,6 +14,8 @@ export interface NewMessage {
   size: number;
   contentType: string;
   dedupId: string | null;
+  /** the message's group (docs/api/groups.md), null for none */
+  groupId?: string | null;
   metadataJson: string;
   bodyJson: string;
 }
@@ -30,6 +32,11 @@ export interface SendOptions {
    * sqs with sizeCap, else api
    */
   entrance?: Entrance;
+  /**
+   * filled by the send, when given: each message's FIFO sequence number ('' on a channel that
+   * is not FIFO), in the messages' order (a duplicate's is its original's)
+   */
+  sequenceNumbers?: string[];
 }
 
 /** How a message arrived (its history's received entry). */
@@ -41,6 +48,8 @@ export interface PullOptions {
   batchSize: number;
   /** refuse a channel that does not exist (channel_not_found) instead of answering empty */
   mustExist?: boolean;
+  /** the SQS ReceiveRequestAttemptId: a retry within 5 minutes gets the same leases back */
+  attemptId?: string;
 }
 
 export interface PullResult {
@@ -98,6 +107,10 @@ export interface ChannelStats {
   oldest_message_age_seconds: number | null;
   /** messages whose retention ends within the next hour */
   expiring_within_1h: number;
+  /** groups holding a message (docs/api/groups.md) */
+  groups: number;
+  /** groups whose head is in flight or waiting for a retry */
+  blocked_groups: number;
   /** when the channel was created (Redis time); the SQS endpoint's CreatedTimestamp */
   created_ms: number;
   config: ChannelConfig;
@@ -264,7 +277,12 @@ export interface WebhookRecord {
   verify: WebhookVerify | null;
   /** request header whose value is the delivery's dedup id (lower case), or null */
   dedup_header: string | null;
+  /** where a delivery's group_id comes from (docs/api/groups.md); absent or null: no group */
+  group_by?: WebhookGroupBy | null;
 }
+
+/** A header (lower case) or an RFC 6901 pointer into the JSON body. */
+export type WebhookGroupBy = { header: string } | { json_pointer: string };
 
 export interface WebhookEntry extends WebhookRecord {
   created_ms: number;

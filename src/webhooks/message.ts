@@ -23,6 +23,8 @@ export interface WebhookRequest {
   /** the check that failed, for a delivery kept unverified (on_failure record) */
   verifyFailure?: string | null;
   dedupId: string | null;
+  /** the delivery's group (the webhook's group_by), or null */
+  groupId?: string | null;
 }
 
 /** The body as stored: its JSON text and its content type. */
@@ -63,6 +65,7 @@ export function webhookMessage(request: WebhookRequest): NewMessage {
     size: Buffer.byteLength(bodyJson) + Buffer.byteLength(metadataJson),
     contentType,
     dedupId: request.dedupId,
+    groupId: request.groupId ?? null,
     metadataJson,
     bodyJson,
   };

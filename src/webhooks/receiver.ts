@@ -13,6 +13,7 @@ import { dedupIdOf } from './dedup';
 import { keptHeaders } from './headers';
 import { parseHookKey } from './hookKey';
 import { webhookMessage } from './message';
+import { deliveryGroup } from './groupBy';
 import { openSecret } from '../auth/webhookSecrets';
 import { verifyDelivery } from './verify/index';
 
@@ -77,6 +78,7 @@ export function webhookReceiver(relay: Relay): Router {
       // an unverified delivery (on_failure record) neither claims nor matches a dedup id:
       // a forgery must not take a genuine delivery's place
       dedupId: verified === false ? null : dedupIdOf(webhook, headers, body),
+      groupId: deliveryGroup(webhook.group_by, headers, body),
     });
     // one call: the webhook still exists, the account's rate counted, the delivery counted
     return { id: await relay.webhooks.deliver(found, message) };

@@ -29,6 +29,7 @@ function listEntry(entry: WebhookEntry) {
     label: entry.label,
     verify: publicVerify(entry),
     dedup_header: entry.dedup_header,
+    group_by: entry.group_by ?? null,
     created_at: entry.created_ms,
     last_received_at: entry.last_received_ms,
     received_count: entry.received_count,
@@ -62,6 +63,7 @@ export function webhooksRouter(relay: Relay): Router {
         key_hash: hashSecret(key.secret),
         verify,
         dedup_header: settings.dedup_header,
+        group_by: settings.group_by,
       };
       const created = await relay.webhooks.create(caller, record);
       return {
@@ -70,6 +72,7 @@ export function webhooksRouter(relay: Relay): Router {
         label: record.label,
         verify: publicVerify(record),
         dedup_header: record.dedup_header,
+        group_by: record.group_by ?? null,
         created_at: created,
       };
     },

@@ -1,8 +1,9 @@
 /** The body of `POST /v1/relay/channels/{id}/webhooks`, compiled once, and its cross-field rules. */
 import { invalidField } from '../errors';
 import { compile } from '../schemas/validate';
-import type { WebhookVerify } from '../relay';
+import type { WebhookGroupBy, WebhookVerify } from '../relay';
 import { standardWebhooksKey } from './verify/standardWebhooks';
+import { pointerTokens } from './groupBy';
 
 export const SCHEMES = ['github', 'stripe', 'standard-webhooks', 'hmac-sha256'] as const;
 export const MAX_LABEL_CHARS = 100;
@@ -21,6 +22,7 @@ function checkHeaderName(value: string | undefined, field: string): void {
 export interface CreateWebhookInput {
   label?: string;
   dedup_header?: string;
+  group_by?: { header?: string; json_pointer?: string };
   verify?: {
     scheme: WebhookVerify['scheme'];
     secret: string;
@@ -38,6 +40,18 @@ export const validateWebhookBody = compile<CreateWebhookInput>({
   properties: {
     label: { type: 'string', maxLength: MAX_LABEL_CHARS },
     dedup_header: headerName,
+    group_by: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      maxProperties: 1,
+      description:
+        'the group_id of each delivery: a header, or an RFC 6901 pointer into the JSON body',
+      properties: {
+        header: headerName,
+        json_pointer: { type: 'string', maxLength: 1000 },
+      },
+    },
     verify: {
       type: 'object',
       required: ['scheme', 'secret'],
@@ -59,6 +73,7 @@ export interface WebhookSettings {
   label: string | null;
   verify: WebhookVerify | null;
   dedup_header: string | null;
+  group_by: WebhookGroupBy | null;
 }
 
 /** Validates the body; returns the settings to store (header names in lower case). */
@@ -69,6 +84,19 @@ export function validateCreateWebhook(body: unknown): WebhookSettings {
   const input = validateWebhookBody(body);
   const v = input.verify;
   checkHeaderName(input.dedup_header, 'dedup_header');
+  checkHeaderName(input.group_by?.header, 'group_by.header');
+  const pointer = input.group_by?.json_pointer;
+  if (pointer !== undefined && pointerTokens(pointer) === null) {
+    throw invalidField(
+      'group_by.json_pointer must be an RFC 6901 JSON pointer, such as /data/object/customer',
+    );
+  }
+  const groupBy: WebhookGroupBy | null =
+    input.group_by?.header !== undefined
+      ? { header: input.group_by.header.toLowerCase() }
+      : pointer !== undefined
+        ? { json_pointer: pointer }
+        : null;
   checkHeaderName(v?.dedup_header, 'verify.dedup_header');
   checkHeaderName(v?.header, 'verify.header');
   const top = input.dedup_header?.toLowerCase();
@@ -80,6 +108,7 @@ export function validateCreateWebhook(body: unknown): WebhookSettings {
     label: input.label ?? null,
     verify: null,
     dedup_header: top ?? inner ?? null,
+    group_by: groupBy,
   };
   if (!v) return settings;
   if (v.scheme === 'hmac-sha256') {

@@ -131,4 +131,6 @@ export const DEFAULT_CHANNEL_CONFIG = {
   retention_seconds: 3 * 86400,
   receive_wait_seconds: 0,
   history_seconds: 0,
+  group_order: 'strict',
+  fifo: false,
 } as const;

@@ -14,13 +14,18 @@ function record(fields: {
   srcAttempts?: string;
   size?: string;
   contentCode?: string;
+  group?: string;
+  sequence?: string;
 }): string {
   const metadata = fields.metadata ?? '{}';
   const body = fields.body ?? '{"a":1}';
+  const marked = `${fields.src ?? ''}|${fields.srcAttempts ?? ''}|${fields.size ?? ''}|`;
   const extras =
-    fields.src !== undefined || fields.size !== undefined
-      ? `:${fields.src ?? ''}|${fields.srcAttempts ?? ''}|${fields.size ?? ''}|`
-      : '|';
+    fields.group !== undefined || fields.sequence !== undefined
+      ? `;${marked}${fields.group ?? ''}|${fields.sequence ?? ''}|`
+      : fields.src !== undefined || fields.size !== undefined
+        ? `:${marked}`
+        : '|';
   return (
     `${fields.attempts ?? 1}|${fields.nonce ?? 'n'.repeat(22)}|${COMPACT}` +
     SENT.toString(36).padStart(9, '0') +
@@ -47,9 +52,28 @@ test('parseRecord splits the header and the payload', () => {
     contentType: 'json',
     sourceChannel: '',
     sourceAttempts: 0,
+    groupId: '',
+    sequenceNumber: '',
     metadataJson: '{"k":"a|b"}',
     bodyJson: '"x|y"',
   });
+});
+
+test('a grouped record (;src|src_attempts|size|group|fifo_seq|) shows group_id and sequence_number', () => {
+  const rec = record({ metadata: '{"k":"a|b"}', body: '"x|y"', group: 'cus_1', sequence: '10007' });
+  const r = parseRecord(rec);
+  expect([r.groupId, r.sequenceNumber, r.metadataJson, r.bodyJson, r.sourceChannel]).toEqual([
+    'cus_1',
+    '10007',
+    '{"k":"a|b"}',
+    '"x|y"',
+    '',
+  ]);
+  const dead = parseRecord(record({ src: 'orders', srcAttempts: '3', group: 'g/1' }));
+  expect([dead.groupId, dead.sourceChannel, dead.sourceAttempts]).toEqual(['g/1', 'orders', 3]);
+  const json = JSON.parse(pulledMessageJson('LEASE', rec));
+  expect([json.group_id, json.sequence_number]).toEqual(['cus_1', '10007']);
+  expect('group_id' in JSON.parse(pulledMessageJson('LEASE', record({})))).toBe(false);
 });
 
 test('a record without a lease (empty nonce) parses', () => {

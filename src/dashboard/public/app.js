@@ -189,6 +189,9 @@ function renderChannels(channels) {
       el('td', c.queued, { 'data-field': 'queued' }),
       el('td', c.delayed, { 'data-field': 'delayed' }),
       el('td', c.in_flight, { 'data-field': 'in_flight' }),
+      // message groups (docs/api/groups.md): holding a message / head in flight or awaiting a retry
+      el('td', c.groups ?? 0, { 'data-field': 'groups' }),
+      el('td', c.blocked_groups ?? 0, { 'data-field': 'blocked_groups' }),
       el('td', c.config.dead_letter_channel ?? '—'),
       el('td', age(c.oldest_message_ms)),
       el('td', c.config.paused ? 'paused' : 'on', { 'data-field': 'delivery' }),

@@ -13,7 +13,8 @@ export const channelStatsScript = defineScript<ChannelStatsArgs>({
 
 /**
  * [queued, delayed, in_flight, storage bytes, oldest message ms or null, config string,
- * expiring within 1 h, now ms], or null when there is no such channel
+ * expiring within 1 h, now ms, message groups (docs/api/groups.md), blocked groups], or null
+ * when there is no such channel
  */
 export type ChannelStatsReply =
-  [number, number, number, number, number | null, string, number, number] | null;
+  [number, number, number, number, number | null, string, number, number, number, number] | null;

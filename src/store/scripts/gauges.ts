@@ -14,6 +14,10 @@ export interface GaugesFoldArgs {
   oldest_ms: number | '';
   /** '' for none */
   next_expiry_ms: number | '';
+  /** message groups not blocked (docs/api/groups.md) */
+  groups_ready: number;
+  /** message groups whose head is in flight or waiting for a retry */
+  groups_blocked: number;
 }
 
 export const gaugesFoldScript = defineScript<GaugesFoldArgs>({
@@ -30,6 +34,8 @@ export const gaugesFoldScript = defineScript<GaugesFoldArgs>({
     'channels',
     'oldest_ms',
     'next_expiry_ms',
+    'groups_ready',
+    'groups_blocked',
   ],
 });
 

@@ -12,6 +12,8 @@ export interface PullArgs extends CallerArgs {
   nonces: string;
   /** the dead-letter channel whose keys are passed ('' for none) */
   dead_letter_channel: string;
+  /** '' or the SQS ReceiveRequestAttemptId: a retry within 5 minutes returns the same leases */
+  attempt_id: string;
 }
 
 export const pullScript = defineScript<PullArgs>({
@@ -27,6 +29,7 @@ export const pullScript = defineScript<PullArgs>({
     'batch_size',
     'nonces',
     'dead_letter_channel',
+    'attempt_id',
   ],
 });
 

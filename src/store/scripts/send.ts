@@ -7,7 +7,7 @@ export interface SendArgs extends CallerArgs {
   must_exist: '0' | '1';
   /** the webhook a delivery came through ('' for none; its key group is then passed) */
   webhook_id: string;
-  /** the number of messages; 8 values each follow, then fanout_window_ms */
+  /** the number of messages; 9 values each follow, then fanout_window_ms */
   n: number;
 }
 
@@ -17,5 +17,8 @@ export const sendScript = defineScript<SendArgs>({
   argv: ['token_id', 'proof', 'rate', 'channel', 'must_exist', 'webhook_id', 'n'],
 });
 
-/** [ids in request order, lowered due ms or null, ms until a coalesced announcement or null] */
-export type SendReply = [string[], number | null, number | null];
+/**
+ * [ids in request order, lowered due ms or null, ms until a coalesced announcement or null,
+ * FIFO sequence numbers ('' each on a channel that is not FIFO)]
+ */
+export type SendReply = [string[], number | null, number | null, string[]];

@@ -212,6 +212,8 @@ describe('channel limit', () => {
       retention_seconds: 3600,
       receive_wait_seconds: 0,
       history_seconds: 0,
+      group_order: 'strict',
+      fifo: false,
     });
     // ... but an existing one is fine
     expect((await put('c1', { dead_letter_channel: 'c3' })).status).toBe(200);

@@ -111,12 +111,23 @@ test('retention removes messages of every state on a channel nobody touches, wit
   expect(await usage()).toEqual({ storage_bytes: 0, channels: 2 });
   const list = await a.http.get('/v1/relay/channels').set('Authorization', auth);
   expect(list.body.result.channels).toEqual([
-    { id: 'dead', queued: 0, delayed: 0, in_flight: 0, storage_bytes: 0, oldest_message_ms: null },
+    {
+      id: 'dead',
+      queued: 0,
+      delayed: 0,
+      in_flight: 0,
+      groups: 0,
+      blocked_groups: 0,
+      storage_bytes: 0,
+      oldest_message_ms: null,
+    },
     {
       id: 'orders',
       queued: 0,
       delayed: 0,
       in_flight: 0,
+      groups: 0,
+      blocked_groups: 0,
       storage_bytes: 0,
       oldest_message_ms: null,
     },

@@ -331,7 +331,8 @@ test('rate_limit across two pods: at most count request starts in any period', a
   await eventually(() => receiver.received.length === 12, 15_000);
   const at = receiver.received.map((r) => r.at).sort((x, y) => x - y);
   // counted when the pods take the messages (in Redis); arrival adds the connection's jitter
-  for (let i = 4; i < at.length; i++) expect(at[i] - at[i - 4]).toBeGreaterThanOrEqual(800);
+  // (up to a few hundred ms on a loaded machine); without the limit all 12 arrive at once
+  for (let i = 4; i < at.length; i++) expect(at[i] - at[i - 4]).toBeGreaterThanOrEqual(600);
   expect(at[11] - at[0]).toBeGreaterThanOrEqual(1800);
 });
 

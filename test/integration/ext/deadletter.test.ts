@@ -30,6 +30,8 @@ describe('channel configuration', () => {
       queued: 0,
       delayed: 0,
       in_flight: 0,
+      groups: 0,
+      blocked_groups: 0,
       storage_bytes: 0,
       oldest_message_ms: null,
       oldest_message_age_seconds: null,

@@ -48,7 +48,8 @@ test('an acked message: received, delivery, retry, delivery, ack; the record sta
   await historyOn('orders');
   const id = await rq.client.sendOk('orders', {
     body: { order: 7, note: '<script>x</script>' },
-    metadata: { group_id: 'g1' },
+    metadata: { source: 'x' },
+    group_id: 'g1',
   });
   let [m] = (await rq.client.pullOk('orders')).messages;
   await rq.client.retryOk('orders', [{ lease_id: m.lease_id, delay_seconds: 0 }]);
@@ -64,15 +65,15 @@ test('an acked message: received, delivery, retry, delivery, ack; the record sta
     group_id: 'g1',
     body: { order: 7, note: '<script>x</script>' },
     content_type: 'json',
-    metadata: { group_id: 'g1' },
+    metadata: { source: 'x' },
     webhook: null,
-    size: 56,
+    size: 53,
   });
   expect(d.timeline[0]).toEqual({ type: 'received', at: d.received_at, entrance: 'api' });
   expect(d.timeline[1]).toMatchObject({ type: 'delivery', attempt: 1 });
   expect(d.timeline[2]).toMatchObject({ type: 'retry', delay_ms: 0 });
   // the ended record counts toward storage
-  expect(await storageBytes(rq.app, 'hh')).toBe(56);
+  expect(await storageBytes(rq.app, 'hh')).toBe(53);
   const list = (await historyOf('orders')).body.result;
   expect(list.items).toEqual([
     {
@@ -81,7 +82,7 @@ test('an acked message: received, delivery, retry, delivery, ack; the record sta
       entrance: 'api',
       status: 'acked',
       attempts: 2,
-      size: 56,
+      size: 53,
       group_id: 'g1',
       preview: '{"order":7,"note":"<script>x</script>"}',
     },
@@ -250,6 +251,46 @@ test('replay one: exact body and metadata, metadata.replay.of, to itself or anot
     400,
     'into is not a field of a replay; use to',
   );
+});
+
+test('grouped messages: their records show group_id, a replay keeps the group and its order rules', async () => {
+  await historyOn('orders');
+  const first = await rq.client.sendOk('orders', { body: 1, group_id: 'cust-1' });
+  const second = await rq.client.sendOk('orders', { body: 2, group_id: 'cust-1' });
+  const loose = await rq.client.sendOk('orders', { body: 3 });
+  // strict order: one pull takes the group's share (both, one turn) and the loose message
+  const pulled = (await rq.client.pullOk('orders', { batch_size: 10 })).messages;
+  expect(pulled.map((m) => m.id).sort()).toEqual([first, second, loose].sort());
+  const byId = new Map(pulled.map((m) => [m.id, m]));
+  await rq.client.ackOk('orders', [byId.get(first)!.lease_id]);
+  await rq.client.retryOk('orders', [{ lease_id: byId.get(second)!.lease_id, delay_seconds: 0 }]);
+  const items = (await historyOf('orders')).body.result.items as {
+    id: string;
+    group_id: string | null;
+    status: string;
+  }[];
+  const groupOf = new Map(items.map((i) => [i.id, i.group_id]));
+  expect(groupOf.get(first)).toBe('cust-1');
+  expect(groupOf.get(second)).toBe('cust-1');
+  expect(groupOf.get(loose)).toBeNull();
+  const d = await detail('orders', second);
+  expect(d).toMatchObject({ group_id: 'cust-1', status: 'pending', attempts: 1 });
+  expect(types(d)).toEqual(['received', 'delivery', 'retry']);
+
+  // replays of an ended grouped message go to its group, behind the group's head
+  const copy = (await post(`/v1/relay/channels/orders/history/${first}/replay`)).body.result.id;
+  expect((await detail('orders', copy)).group_id).toBe('cust-1');
+  const next = (await rq.client.pullOk('orders', { batch_size: 10 })).messages;
+  expect(next).toMatchObject([
+    { id: second, group_id: 'cust-1' },
+    { id: copy, group_id: 'cust-1' },
+  ]);
+  // a FIFO channel takes the copy only with its group_id
+  expect((await rq.client.configure('fifo', { fifo: true })).status).toBe(200);
+  const moved = (await post(`/v1/relay/channels/orders/history/${first}/replay`, { to: 'fifo' }))
+    .body.result.id;
+  const [there] = (await rq.client.pullOk('fifo')).messages;
+  expect(there).toMatchObject({ id: moved, group_id: 'cust-1', body: 1 });
 });
 
 test('a webhook delivery: entrance webhook, its request and verdict, hostile values kept as text', async () => {

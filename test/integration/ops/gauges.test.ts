@@ -288,3 +288,44 @@ test('folding is idempotent and ignores a snapshot older than the one folded', a
     rq.b.relay.gauges.start();
   }
 });
+
+test('relayq_message_groups counts ready and blocked groups (per channel for RELAY_METRICS_ACCOUNTS)', async () => {
+  await rq.redis.flush();
+  const acme = await accountWithToken(rq.a, 'acme');
+  const ca = relay(rq.a, acme.auth);
+  await ca.batchOk('orders', {
+    messages: [
+      { body: 1, group_id: 'a' },
+      { body: 2, group_id: 'a' },
+      { body: 3, group_id: 'b' },
+      { body: 4, group_id: 'c' },
+    ],
+  });
+  await ca.pullOk('orders', { batch_size: 1, visibility_timeout_ms: 600000 });
+  const want = { ready: 2, blocked: 1 };
+  let last: unknown = null;
+  await eventually(async () => {
+    const text = (await gauges(rq.b)).text;
+    const got = {
+      ready: sample(text, 'relayq_message_groups', { state: 'ready' }),
+      blocked: sample(text, 'relayq_message_groups', { state: 'blocked' }),
+      channelReady: sample(text, 'relayq_channel_message_groups', {
+        account: 'acme',
+        channel: 'orders',
+        state: 'ready',
+      }),
+      channelBlocked: sample(text, 'relayq_channel_message_groups', {
+        account: 'acme',
+        channel: 'orders',
+        state: 'blocked',
+      }),
+    };
+    last = got;
+    return (
+      JSON.stringify(got) ===
+      JSON.stringify({ ...want, channelReady: want.ready, channelBlocked: want.blocked })
+    );
+  }, 8000).catch(() => {
+    throw new Error(`groups gauges ${JSON.stringify(last)}`);
+  });
+});

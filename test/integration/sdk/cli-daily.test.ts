@@ -128,6 +128,8 @@ test('channels show, configure, purge, redrive and delete, each with --json', as
     delaySeconds: 0,
     retentionSeconds: 3 * 86400,
     receiveWaitSeconds: 0,
+    groupOrder: 'strict',
+    fifo: false,
   });
   await sdk.sendBatch('orders', [{ body: 1 }, { body: 2 }, { body: 3 }]);
   const pulled = await sdk.pull('orders', { batchSize: 3, visibilityTimeoutMs: 60_000 });

@@ -148,8 +148,9 @@ const CASES: [string, (c: Case) => Promise<void>][] = [
           { FifoQueue: 'true' },
           {
             status: 400,
-            code: 'AWS.SimpleQueueService.UnsupportedOperation',
-            message: 'FIFO queues are not supported by relayq.',
+            code: 'InvalidParameterValue',
+            message:
+              'The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length.',
           },
         ],
       ];

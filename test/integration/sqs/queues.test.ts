@@ -110,7 +110,12 @@ test('CreateQueue refuses bad and unsupported attributes, FIFO and bad tags, and
       'UnsupportedOperation',
       'Queue attribute Policy is not supported by relayq.',
     ],
-    [{ FifoQueue: 'true' }, 'UnsupportedOperation', 'FIFO queues are not supported by relayq.'],
+    // FifoQueue on a name without .fifo (docs/sqs.md: FIFO queues)
+    [
+      { FifoQueue: 'true' },
+      'InvalidParameterValue',
+      'The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length.',
+    ],
   ];
   for (const [Attributes, name, message] of cases) {
     const err = await sqsError(sqsA.send(new CreateQueueCommand({ QueueName: 'q', Attributes })));

@@ -30,7 +30,7 @@ test('create answers the URL once; the list never shows the key or the secret', 
   expect(res.status).toBe(200);
   const hook = res.body.result;
   expect(Object.keys(hook).sort()).toEqual(
-    ['created_at', 'dedup_header', 'id', 'label', 'url', 'verify'].sort(),
+    ['created_at', 'dedup_header', 'group_by', 'id', 'label', 'url', 'verify'].sort(),
   );
   expect(hook.verify).toEqual({ scheme: 'github', on_failure: 'reject' });
   expect(hook.label).toBe('github');
@@ -54,6 +54,7 @@ test('create answers the URL once; the list never shows the key or the secret', 
         label: 'github',
         verify: { scheme: 'github', on_failure: 'reject' },
         dedup_header: null,
+        group_by: null,
         created_at: hook.created_at,
         last_received_at: null,
         last_refusal: null,
