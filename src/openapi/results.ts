@@ -235,7 +235,10 @@ const historySummary = {
   status: historyStatus,
   attempts: count('deliveries so far'),
   size: count('bytes of body + metadata JSON'),
-  group_id: { type: ['string', 'null'], description: 'metadata.group_id when it is a string' },
+  group_id: {
+    type: ['string', 'null'],
+    description: 'its message group (docs/api/groups.md), null for none',
+  },
   preview: { type: 'string', maxLength: 200, description: 'the first 200 characters of the body' },
 };
 const timelineEntry = {
@@ -249,7 +252,13 @@ const timelineEntry = {
     at: integer,
     entrance: { type: 'string' },
     attempt: integer,
-    via: { type: 'string' },
+    via: { type: 'string', enum: ['pull', 'destination'] },
+    status: {
+      type: ['integer', 'null'],
+      description: "a destination attempt's HTTP status (null: no answer)",
+    },
+    duration_ms: integer,
+    outcome: { type: 'string', enum: ['ok', 'fail', 'gone'] },
     delay_ms: integer,
     reason: { type: 'string' },
     dead_letter_channel: { type: ['string', 'null'] },

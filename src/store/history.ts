@@ -7,6 +7,7 @@ import { channelKeys, HISTORY_INDEX_PATTERN, historyKeys } from './keys';
 import { isCluster, type RedisClient } from './redis';
 import type { StoreContext } from './context';
 import type {
+  DestinationOutcome,
   HistoryBatch,
   HistoryEntry,
   HistoryScan,
@@ -35,6 +36,20 @@ function parseTimeline(text: string): TimelineEntry[] {
       case 'd':
         out.push({ type: 'delivery', at, attempt: Number(detail), via: 'pull' });
         break;
+      case 'D': {
+        // a push destination's attempt: attempt:status:duration_ms:outcome
+        const [attempt, status, duration, outcome] = detail.split(':');
+        out.push({
+          type: 'delivery',
+          at,
+          attempt: Number(attempt),
+          via: 'destination',
+          status: status === '' ? null : Number(status),
+          duration_ms: Number(duration),
+          outcome: outcome as DestinationOutcome,
+        });
+        break;
+      }
       case 'y':
         out.push(
           detail === 'lease'

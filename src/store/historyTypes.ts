@@ -6,9 +6,22 @@ import type { RecordHeader } from './records';
 
 export type HistoryStatus = 'pending' | 'in_flight' | 'acked' | 'dead' | 'expired' | 'purged';
 
+/** What a push destination's attempt led to: ok (acked), fail (retried or given up), gone (410). */
+export type DestinationOutcome = 'ok' | 'fail' | 'gone';
+
 export type TimelineEntry =
   | { type: 'received'; at: number; entrance: string }
   | { type: 'delivery'; at: number; attempt: number; via: 'pull' }
+  | {
+      type: 'delivery';
+      at: number;
+      attempt: number;
+      via: 'destination';
+      /** the receiver's HTTP status, null when there was no answer (timeout, connection) */
+      status: number | null;
+      duration_ms: number;
+      outcome: DestinationOutcome;
+    }
   | { type: 'retry'; at: number; delay_ms: number }
   | { type: 'retry'; at: number; reason: 'lease_expired' }
   | { type: 'ack'; at: number }
