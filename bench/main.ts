@@ -38,6 +38,7 @@ import {
 } from './systems';
 import { runEntrances } from './entrances';
 import { runFilters } from './filters';
+import { historySettings, runHistory, type HistoryBenchSettings } from './history';
 import { runScale } from './scale';
 import {
   fill,
@@ -74,6 +75,7 @@ interface Settings {
   only: string[] | null;
   systems: string[] | null;
   report: string | null;
+  history: HistoryBenchSettings;
 }
 
 function parseArgs(argv: string[]): Settings {
@@ -102,6 +104,7 @@ function parseArgs(argv: string[]): Settings {
         only: null,
         systems: null,
         report: null,
+        history: historySettings(true, argv),
       }
     : {
         quick,
@@ -122,6 +125,7 @@ function parseArgs(argv: string[]): Settings {
         only: null,
         systems: null,
         report: null,
+        history: historySettings(false, argv),
       };
   if (value('--runs')) s.runs = Number(value('--runs'));
   if (value('--n')) s.n = Number(value('--n'));
@@ -363,6 +367,11 @@ async function oneRun(
     log(`run ${run} entrances: relay send, webhook URL, SQS SendMessage (own relayq and Redis)`);
     result.entrances = await runEntrances(s.quick);
     log('   ', JSON.stringify(result.entrances));
+  }
+  if (want('history')) {
+    log(`run ${run} history: ${s.history.records} records (own relayq and Redis)`);
+    result.history = await runHistory(s.history);
+    log('   ', JSON.stringify(result.history));
   }
   if (want('filters')) {
     log(`run ${run} filters (in process)`);
