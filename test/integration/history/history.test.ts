@@ -254,7 +254,7 @@ test('replay one: exact body and metadata, metadata.replay.of, to itself or anot
 });
 
 test('grouped messages: their records show group_id, a replay keeps the group and its order rules', async () => {
-  await historyOn('orders');
+  await historyOn('orders', 3600, { max_attempts: 10 });
   const first = await rq.client.sendOk('orders', { body: 1, group_id: 'cust-1' });
   const second = await rq.client.sendOk('orders', { body: 2, group_id: 'cust-1' });
   const loose = await rq.client.sendOk('orders', { body: 3 });
@@ -285,6 +285,31 @@ test('grouped messages: their records show group_id, a replay keeps the group an
     { id: second, group_id: 'cust-1' },
     { id: copy, group_id: 'cust-1' },
   ]);
+  // a grouped lease that runs out: a retry (lease_expired) before the next delivery
+  await rq.client.retryOk(
+    'orders',
+    next.map((m) => ({ lease_id: m.lease_id, delay_seconds: 0 })),
+  );
+  const pull1 = { visibility_timeout_ms: 1000, batch_size: 1 };
+  const [again] = (await rq.client.pullOk('orders', pull1)).messages;
+  expect(again.id).toBe(second);
+  await sleep(1500);
+  await eventually(
+    async () => (await rq.client.pullOk('orders', { batch_size: 1 })).messages.length === 1,
+  );
+  const timeline = (await detail('orders', second)).timeline;
+  expect(timeline.map((t: { type: string }) => t.type)).toEqual([
+    'received',
+    'delivery',
+    'retry',
+    'delivery',
+    'retry',
+    'delivery',
+    'retry',
+    'delivery',
+  ]);
+  expect(timeline[6]).toMatchObject({ type: 'retry', reason: 'lease_expired' });
+
   // a FIFO channel takes the copy only with its group_id
   expect((await rq.client.configure('fifo', { fifo: true })).status).toBe(200);
   const moved = (await post(`/v1/relay/channels/orders/history/${first}/replay`, { to: 'fifo' }))
