@@ -87,6 +87,41 @@ function sizeOf(record: string, header: RecordHeader): number {
   return Buffer.byteLength(header.metadataJson) + Buffer.byteLength(header.bodyJson);
 }
 
+/**
+ * A record as an entry. A search reads many records and shows few (a status or filter
+ * picks them), so the parts only a shown entry needs (its id as text, timeline, size) are
+ * worked out when first read.
+ */
+function entryOf(
+  found: { id: string; at: number },
+  record: string | null,
+  timelineText: string,
+  ended: boolean,
+): HistoryEntry {
+  const message = record ? parseRecord(record) : null;
+  let timeline: TimelineEntry[] | null = null;
+  const parsed = () => (timeline ??= parseTimeline(timelineText));
+  const entrance = /^r,\d+,([^;]*)/.exec(timelineText)?.[1];
+  return {
+    get id() {
+      return uuidText(found.id);
+    },
+    receivedAt: found.at,
+    entrance: entrance || 'api',
+    status: statusOf(timelineText, ended),
+    get attempts() {
+      return parsed().filter((t) => t.type === 'delivery').length;
+    },
+    get size() {
+      return record && message ? sizeOf(record, message) : 0;
+    },
+    message,
+    get timeline() {
+      return parsed();
+    },
+  };
+}
+
 /** The most history indexes the gauge counts (a bound on a scrape's work). */
 const HISTORY_SCAN_KEYS = 10_000;
 
@@ -131,19 +166,7 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
         ended.push(found[i]);
         continue;
       }
-      const message = record ? parseRecord(record) : null;
-      const timeline = parseTimeline(timelineText);
-      const received = timeline[0];
-      out.push({
-        id: uuidText(found[i].id),
-        receivedAt: found[i].at,
-        entrance: received?.type === 'received' ? received.entrance : 'api',
-        status: statusOf(timelineText, isEnded),
-        attempts: timeline.filter((t) => t.type === 'delivery').length,
-        size: record && message ? sizeOf(record, message) : 0,
-        message,
-        timeline,
-      });
+      out.push(entryOf(found[i], record, timelineText, isEnded));
     }
     if (ended.length === 0) return out as HistoryEntry[];
     const reread = await read(account, channel, ended, false);
