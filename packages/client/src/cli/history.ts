@@ -42,7 +42,7 @@ async function listCommand(channel: string, ...args: unknown[]) {
   new Output(flags).result(page, () => {
     if (page.items.length === 0) return 'no records';
     const rows = table([
-      ['ID', 'RECEIVED', 'ENTRANCE', 'STATUS', 'ATTEMPTS', 'BYTES', 'PREVIEW'],
+      ['ID', 'RECEIVED', 'ENTRANCE', 'STATUS', 'ATTEMPTS', 'BYTES', 'GROUP', 'PREVIEW'],
       ...page.items.map((i) => [
         i.id,
         isoTime(i.receivedAt),
@@ -50,6 +50,7 @@ async function listCommand(channel: string, ...args: unknown[]) {
         i.status,
         String(i.attempts),
         String(i.size),
+        i.groupId ?? '-',
         JSON.stringify(i.preview.slice(0, 60)),
       ]),
     ]);
@@ -62,6 +63,7 @@ function describeRecord(r: HistoryRecord): string {
     `${r.id}  ${r.status}  ${r.attempts} attempts  ${r.size} bytes  via ${r.entrance}`,
     `received ${isoTime(r.receivedAt)}  content type ${r.contentType}`,
   ];
+  if (r.groupId) lines.push(`group ${r.groupId}`);
   if (r.webhook) {
     const verdict =
       r.webhook.verified === null
