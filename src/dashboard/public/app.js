@@ -668,7 +668,7 @@ async function searchHistory(more) {
     const when = el('td');
     when.append(open);
     tr.append(when, el('td', item.status), el('td', item.attempts), el('td', item.entrance));
-    tr.append(el('td', item.preview));
+    tr.append(el('td', item.group_id ?? '-'), el('td', item.preview));
     $('insp-rows').append(tr);
   }
   inspectorCursor = page.next_cursor;
@@ -692,7 +692,9 @@ async function showRecord(id) {
   const r = await api('GET', historyPath(`/${encodeURIComponent(id)}`));
   $('insp-detail').hidden = false;
   $('insp-detail').dataset.id = r.id;
-  $('insp-detail-title').textContent = `${r.id}: ${r.status}, ${counted(r.attempts, 'attempt')}`;
+  $('insp-detail-title').textContent = `${r.id}: ${r.status}, ${counted(r.attempts, 'attempt')}${
+    r.group_id ? `, group ${r.group_id}` : ''
+  }`;
   const hook = r.webhook;
   $('insp-verdict').textContent = hook
     ? `Webhook ${hook.method} ${hook.query ? `?${hook.query}` : ''} — signature ${

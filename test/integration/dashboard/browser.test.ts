@@ -321,6 +321,7 @@ test('the Inspector shows hostile header and body values as text (no script runs
     const sent = await api('POST', '/v1/relay/channels/inbox/messages', owner, {
       body: text,
       content_type: 'text',
+      group_id: 'tenant-1',
     });
     expect(sent.status).toBe(200);
 
@@ -328,8 +329,10 @@ test('the Inspector shows hostile header and body values as text (no script runs
     await p.getByRole('button', { name: 'Inspector of channel inbox' }).click();
     await p.locator('#insp-rows tr').nth(1).waitFor();
     // the list's previews are the bodies' text
-    const previews = await p.locator('#insp-rows tr td:nth-child(5)').allTextContents();
+    const previews = await p.locator('#insp-rows tr td:nth-child(6)').allTextContents();
     expect(previews).toEqual([text, hostileBody]);
+    const groups = await p.locator('#insp-rows tr td:nth-child(5)').allTextContents();
+    expect(groups).toEqual(['tenant-1', '-']);
 
     // the webhook delivery's detail: the header and the body as text
     const items = (await api('GET', '/v1/relay/channels/inbox/history', owner)).body.result
@@ -367,6 +370,9 @@ test('the Inspector shows hostile header and body values as text (no script runs
     const other = items.find((i) => i.entrance === 'api')!.id;
     await p.getByRole('button', { name: `Show message ${other}` }).click();
     await waitForText(p.locator('#insp-body'), text);
+    expect(await p.locator('#insp-detail-title').textContent()).toBe(
+      `${other}: pending, 0 attempts, group tenant-1`,
+    );
     await p.getByRole('button', { name: 'Replay all matching…' }).click();
     await p.getByText('2 messages match.').waitFor();
     await p.getByLabel('To channel (empty: this one)', { exact: true }).fill('bulk');
