@@ -38,7 +38,7 @@ module.exports = {
       setupFiles: ['<rootDir>/test/helpers/clusterTopology.ts'],
       testMatch: [
         '<rootDir>/test/integration/smoke.test.ts',
-        '<rootDir>/test/integration/{core,accounts,ws,cluster}/**/*.test.ts',
+        '<rootDir>/test/integration/{core,accounts,ws,cluster,history}/**/*.test.ts',
         // account limits: per-account keys and scripts across the cluster's slots
         '<rootDir>/test/integration/fairness/limits.test.ts',
         // SQS FIFO queues: groups, dedup ids and sequence numbers on the account's slot

@@ -15,7 +15,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { JsonClient } from './http';
-import { ADMIN_TOKEN, startRedis, startRelay, stopAll, waitReady } from './procs';
+import { ADMIN_TOKEN, runAlone, startRedis, startRelay, waitReady } from './procs';
 import { median, pool, round } from './stats';
 
 export interface EntrancesResult {
@@ -235,14 +235,10 @@ export async function runEntrances(
 
 if (require.main === module) {
   const profile = process.argv.indexOf('--profile');
-  runEntrances(
-    process.argv.includes('--quick'),
-    profile > 0 ? path.resolve(process.argv[profile + 1]) : undefined,
-  )
-    .then((r) => console.log(JSON.stringify(r, null, 2)))
-    .catch((err: unknown) => {
-      console.error(err);
-      process.exitCode = 1;
-    })
-    .finally(() => stopAll());
+  runAlone(() =>
+    runEntrances(
+      process.argv.includes('--quick'),
+      profile > 0 ? path.resolve(process.argv[profile + 1]) : undefined,
+    ),
+  );
 }

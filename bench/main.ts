@@ -40,6 +40,7 @@ import { runEntrances } from './entrances';
 import { runFilters } from './filters';
 import { groupsSettings, runGroups } from './groups';
 import { runRoutes } from './routes';
+import { historySettings, runHistory, type HistoryBenchSettings } from './history';
 import { runScale } from './scale';
 import {
   fill,
@@ -76,6 +77,7 @@ interface Settings {
   only: string[] | null;
   systems: string[] | null;
   report: string | null;
+  history: HistoryBenchSettings;
 }
 
 function parseArgs(argv: string[]): Settings {
@@ -104,6 +106,7 @@ function parseArgs(argv: string[]): Settings {
         only: null,
         systems: null,
         report: null,
+        history: historySettings(true, argv),
       }
     : {
         quick,
@@ -124,6 +127,7 @@ function parseArgs(argv: string[]): Settings {
         only: null,
         systems: null,
         report: null,
+        history: historySettings(false, argv),
       };
   if (value('--runs')) s.runs = Number(value('--runs'));
   if (value('--n')) s.n = Number(value('--n'));
@@ -375,6 +379,11 @@ async function oneRun(
     log(`run ${run} message groups and SQS FIFO (own relayq pods and Redis)`);
     result.groups = await runGroups(groupsSettings(process.argv.slice(2)));
     log('   ', JSON.stringify(result.groups));
+  }
+  if (want('history')) {
+    log(`run ${run} history: ${s.history.records} records (own relayq and Redis)`);
+    result.history = await runHistory(s.history);
+    log('   ', JSON.stringify(result.history));
   }
   if (want('filters')) {
     log(`run ${run} filters (in process)`);

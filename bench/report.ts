@@ -10,6 +10,7 @@ import type { EntrancesResult } from './entrances';
 import type { FiltersResult } from './filters';
 import type { GroupsResult } from './groups';
 import type { RoutesResult } from './routes';
+import type { HistoryBenchResult } from './history';
 import { FLOOR } from './systems';
 import type { FanoutResult, LatencyResult, ScaleResult, W1Result, W2Result } from './workloads';
 
@@ -45,6 +46,8 @@ export interface RunResult {
   entrances?: EntrancesResult;
   /** message groups and SQS FIFO (bench/groups.ts) */
   groups?: GroupsResult;
+  /** message history (bench/history.ts) */
+  history?: HistoryBenchResult;
 }
 
 export interface BenchResults {
@@ -60,7 +63,7 @@ export interface BenchResults {
 
 export interface Target {
   /** issue 18's list, a later issue's, or the earlier targets that still apply */
-  list: 'issue18' | 'issue24' | 'issue26' | 'issue27' | 'earlier';
+  list: 'issue18' | 'issue24' | 'issue26' | 'issue27' | 'issue28' | 'earlier';
   workload: string;
   target: string;
   measured: string;
@@ -321,6 +324,50 @@ export function targets(runs: RunResult[]): Target[] {
     );
   }
 
+  const records = med(runs, (r) => r.history?.records);
+  const firstPage = med(runs, (r) => r.history?.first_page.p95_ms);
+  const filtered = med(runs, (r) => r.history?.filtered.p95_ms);
+  const sendRatio = med(runs, (r) => r.history?.send_ratio);
+  const memoryRatio = med(runs, (r) => r.history?.memory_ratio);
+  out.push(
+    target(
+      'issue28',
+      'History',
+      'first page of 50 ≤ 50 ms p95',
+      firstPage,
+      `p95 ${fmt(firstPage, 1)} ms over ${fmt(records)} records`,
+      (v) => v <= 50,
+    ),
+    target(
+      'issue28',
+      'History',
+      'a filtered search scanning 100,000 records ≤ 500 ms p95',
+      filtered,
+      `p95 ${fmt(filtered, 1)} ms scanning ${fmt(med(runs, (r) => r.history?.filtered.scanned))}`,
+      (v) => v <= 500,
+    ),
+    target(
+      'issue28',
+      'History',
+      'a send with history on ≤ 1.2x the time of one without',
+      sendRatio,
+      `${fmt(sendRatio, 2)}x (${fmt(med(runs, (r) => r.history?.send_on_per_s))} vs ${fmt(
+        med(runs, (r) => r.history?.send_off_per_s),
+      )} sends/s)`,
+      (v) => v <= 1.2,
+    ),
+    target(
+      'issue28',
+      'History',
+      "history ≤ 1.5x the stored message's own memory",
+      memoryRatio,
+      `${fmt(memoryRatio, 2)}x (${fmt(med(runs, (r) => r.history?.history_bytes_per_record))} vs ${fmt(
+        med(runs, (r) => r.history?.message_bytes_per_message),
+      )} B)`,
+      (v) => v <= 1.5,
+    ),
+  );
+
   out.push({
     list: 'earlier',
     workload: 'W1',
@@ -425,6 +472,10 @@ function markdown(res: BenchResults, chartRel: string, jsonRel: string): string 
     ['issue24', 'Targets (issue 24: entrances side by side)'],
     ['issue26', 'Targets (issue 26: message groups, SQS FIFO)'],
     ['issue27', 'Targets (issue 27: routes)'],
+    [
+      'issue28',
+      "Targets (issue 28: history; at the run's scale, the issue's is 1,000,000 records)",
+    ],
     ['earlier', 'Earlier targets that still apply'],
   ] as const) {
     L.push(`### ${title}`);

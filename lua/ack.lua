@@ -9,7 +9,8 @@ A retried message that has had its last delivery is dead-lettered or discarded.
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12]  channel keys: q, f, m, x, d, dx of the channel
 KEYS[13..14] caller keys: rate, token_rate
-KEYS[15..20] dead-letter keys: q, f, m, x, d, dx of its dead-letter channel (absent when none)
+KEYS[15..17] history keys: h, hi, he of the channel (lua/lib/history.lua)
+KEYS[18..23] dead-letter keys: q, f, m, x, d, dx of its dead-letter channel (absent when none)
 Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
 channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
 group, known only at run time, so they cannot be declared as a KEYS group.
@@ -27,7 +28,7 @@ Errors:  the caller's (lua/lib/caller.lua); STALE_CONFIG <dead_letter_channel> w
 ]]
 local k = account_keys(1)
 local ch = channel_keys(7)
-local dl = #KEYS >= 20 and channel_keys(15) or nil
+local dl = #KEYS >= 23 and channel_keys(18) or nil
 local channel = ARGV[4]
 local caller = check_caller(k, KEYS[13], KEYS[14], channel, now_ms())
 if caller.err then return caller end
@@ -48,6 +49,8 @@ if r > 0 then
   if stale then return stale end
 end
 if dlq == '' then dl = nil end
+history_begin(k, channel, parse_settings(cfg), 15)
+HIST.reason = 'a'
 
 -- The message a lease id names, if that lease is its current one.
 local function leased(lease)
@@ -91,10 +94,10 @@ if r > 0 then
   for i = 1, r do
     local base = 8 + a + (i - 1) * 2
     local lease = ARGV[base + 1]
-    local seq, rec, attempts
+    local seq, rec, attempts, rest
     if not seen[lease] then
       seen[lease] = true
-      seq, rec, attempts = leased(lease)
+      seq, rec, attempts, rest = leased(lease)
     end
     if seq then
       retried = retried + 1
@@ -102,6 +105,7 @@ if r > 0 then
         dead_letter(k, ch, dl, channel, dlq, seq, rec, attempts, now, max_channels)
       else
         local delay = tonumber(ARGV[base + 2])
+        history_note(rec, rest, 'y', delay, now)
         local group = record_group(rec)
         if group ~= '' then
           shown(group_lease_ended(k, ch, channel, group, seq, now + delay, now))
@@ -116,4 +120,5 @@ if r > 0 then
 end
 if earliest then lowered = schedule(k.timers, channel, earliest) end
 if available_now > 0 then publish_now(k, channel, now, available_now) end
+lowered = min_due(lowered, history_schedule())
 return { acked, retried, lowered }

@@ -5,6 +5,8 @@ Resuming a paused channel that has messages available announces them (one
 new_message with their count), so long polls and WebSocket subscribers wake.
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys: q, f, m, x, d, dx of the channel
+KEYS[13..15] history keys: h, hi, he of the channel (lua/lib/history.lua): deleted when
+            history_seconds is turned off
 Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
 channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
 group, known only at run time, so they cannot be declared as a KEYS group.
@@ -74,6 +76,9 @@ if cfg and order_of(parse_settings(cfg).named) ~= order_of(settings.named) then
 end
 local updated = format_config(max_attempts, dedup_window, dlq, created, format_settings(settings))
 redis.call('HSET', k.channels, channel, updated)
+if not tonumber(settings.named.history_seconds or '') or tonumber(settings.named.history_seconds) <= 0 then
+  history_drop(k, history_keys(13))
+end
 if dlq_new then
   redis.call('HSET', k.channels, ARGV[5], format_config(DEFAULT_MAX_ATTEMPTS, DEFAULT_DEDUP_WINDOW_S, '', now))
 end

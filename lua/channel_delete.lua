@@ -10,6 +10,7 @@ KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys: q, f, m, x, d, dx of the channel
 KEYS[13..13] webhooks keys: webhooks (rq:{a}:webhooks)
 KEYS[14..14] tags keys: tags (rq:{a}:c:<channel>:tags)
+KEYS[15..17] history keys: h, hi, he of the channel (lua/lib/history.lua): deleted too
 Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
 channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
 group, known only at run time, so they cannot be declared as a KEYS group.
@@ -24,6 +25,7 @@ if redis.call('HEXISTS', k.channels, ARGV[1]) == 0 then
 end
 local count = drop_messages(k, ch, ARGV[1])
 redis.call('UNLINK', ch.d, ch.dx, ch.sn, KEYS[14])
+history_drop(k, history_keys(15))
 redis.call('HDEL', k.channels, ARGV[1])
 redis.call('HDEL', k.account, 'n:' .. ARGV[1])
 redis.call('ZREM', k.timers, ARGV[1])

@@ -7,11 +7,14 @@ max(step, retry_after_ms) capped at 1 h), or, when its attempts are spent, moves
 channel's dead-letter channel, or keeps it as dead in the channel when there is none (never
 discarded). Failures count towards the circuit breaker (20 in a row open it for a cooldown
 of 30 s doubling to 10 min) and disable the destination after disable_after_ms without a
-success. The attempt is logged (newest first) even when the lease was lost meanwhile.
+success. The attempt is logged (newest first) even when the lease was lost meanwhile; a
+channel that keeps history (lua/lib/history.lua) notes it in the message's timeline (a
+delivery with its status and duration, then the retry, ack or dead letter it led to).
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12]  channel keys: q, f, m, x, d, dx of the destination's channel
 KEYS[13..16] destination keys: destination, attempts, window, dead
-KEYS[17..22] dead-letter keys: q, f, m, x, d, dx of its dead-letter channel (absent when none)
+KEYS[17..19] history keys: h, hi, he of the channel (lua/lib/history.lua)
+KEYS[20..25] dead-letter keys: q, f, m, x, d, dx of its dead-letter channel (absent when none)
 ARGV[1] channel: the channel id
 ARGV[2] id: the destination's id
 ARGV[3] lease_id: the attempt's lease
@@ -24,6 +27,9 @@ ARGV[9] log_ttl_ms: how long the log is kept after its last attempt (ms)
 ARGV[10] cooldown_ms: the breaker's first cooldown (ms)
 ARGV[11] disable_after_ms: failing this long without a success disables (ms)
 ARGV[12] dead_letter_channel: the one the caller passed keys for ('' for none)
+ARGV[13] attempt: the destination's attempt number for the message (integer)
+ARGV[14] duration_ms: how long the request took (integer)
+ARGV[15] status: the receiver's HTTP status, or '' when there was no answer
 The plan's max_channels (a dead-letter channel may have to be created) comes from PLANS.
 Returns: { result ('acked', 'retry', 'dead', 'dead_lettered', 'disabled', 'stale'),
            delay_ms, lowered_due_ms or false, breaker opened for ms (0: not) }
@@ -32,7 +38,7 @@ Errors:  STALE_CONFIG <dead_letter_channel> when ARGV[12] is not the configured 
 local k = account_keys(1)
 local ch = channel_keys(7)
 local dst, log, dead = KEYS[13], KEYS[14], KEYS[16]
-local dl = #KEYS >= 22 and channel_keys(17) or nil
+local dl = #KEYS >= 25 and channel_keys(20) or nil
 local channel, lease, outcome = ARGV[1], ARGV[3], ARGV[4]
 local now = now_ms()
 local BREAKER_FAILURES = 20
@@ -46,6 +52,7 @@ local _, _, dlq = parse_config(cfg)
 local stale = check_dlq(dlq, ARGV[12])
 if stale then return stale end
 if dlq == '' then dl = nil end
+history_begin(k, channel, parse_settings(cfg), 17)
 
 redis.call('LPUSH', log, ARGV[7])
 redis.call('LTRIM', log, 0, tonumber(ARGV[8]) - 1)
@@ -84,6 +91,10 @@ if not rec then return { 'stale', 0, false, opened } end
 local attempts, current, rest = record_head(rec)
 if current ~= nonce or #lease ~= 34 then return { 'stale', 0, false, opened } end
 local uuid = string.sub(rec, rest, rest + 21)
+-- the attempt in the timeline: 'D,<started at>,<attempt>:<status>:<duration_ms>:<outcome>'
+local duration = tonumber(ARGV[14]) or 0
+history_note(rec, rest, 'D', ARGV[13] .. ':' .. ARGV[15] .. ':' .. duration .. ':' .. outcome,
+  now - duration)
 local hol = redis.call('HGET', dst, 'hol')
 local function forget()
   redis.call('HDEL', dst, 'a:' .. uuid)
@@ -94,7 +105,7 @@ if outcome == 'ok' then
   forget()
   remove_message(k, ch, channel, seq, rec, rest)
   settle_first_run(k, ch, channel)
-  return { 'acked', 0, false, opened }
+  return { 'acked', 0, history_schedule(), opened }
 end
 if outcome == 'gone' then
   redis.call('ZREM', ch.f, seq)
@@ -111,7 +122,7 @@ if n >= max_attempts then
   local limits = account_limits(k)
   if dl and ensure_channel(k, dlq, limits.max_channels, now) then
     dead_letter(k, ch, dl, channel, dlq, seq, rec, n, now, limits.max_channels)
-    return { 'dead_lettered', 0, false, opened }
+    return { 'dead_lettered', 0, history_schedule(), opened }
   end
   -- kept in the channel, out of every consumer's reach, until redriven or expired
   redis.call('ZREM', ch.f, seq)
@@ -122,6 +133,7 @@ end
 local step = schedule_s[math.min(n + 1, #schedule_s)] * 1000
 local retry_after = tonumber(ARGV[5])
 if retry_after then step = math.max(step, math.min(retry_after, MAX_RETRY_AFTER_MS)) end
+history_note(rec, rest, 'y', step, now)
 redis.call('ZREM', ch.f, seq)
 redis.call('ZADD', ch.q, now + step, seq)
 local lowered = false

@@ -11,6 +11,8 @@ a:<uuid>), so the channel's max_attempts does not apply to the destination's del
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12]  channel keys: q, f, m, x, d, dx of the destination's channel
 KEYS[13..16] destination keys: destination, attempts, window, dead
+KEYS[17..19] history keys: h, hi, he of the channel (lua/lib/history.lua): a message past its
+             retention ends there as expired
 ARGV[1] channel: the channel id
 ARGV[2] id: the destination's id
 ARGV[3] max: most messages to lease in this call (integer)
@@ -32,7 +34,8 @@ local d = redis.call('HMGET', dst, 'id', 'state', 'config', 'open_until', 'fails
 if d[1] ~= ARGV[2] then return { 'gone', 0, {}, false } end
 local cfg = redis.call('HGET', k.channels, channel)
 if not cfg then return { 'gone', 0, {}, false } end
-if d[2] ~= 'active' or parse_settings(cfg).paused then return { 'idle', 0, {}, false } end
+local settings = parse_settings(cfg)
+if d[2] ~= 'active' or settings.paused then return { 'idle', 0, {}, false } end
 local conf = cjson.decode(d[3])
 local open_until = tonumber(d[4]) or 0
 if open_until > now then return { 'wait', open_until - now, {}, false } end
@@ -103,6 +106,8 @@ if #candidates == 0 then
 end
 
 local deadline = now + conf.timeout_ms + LEASE_MARGIN_MS
+history_begin(k, channel, settings, 17)
+HIST.reason = 'e'
 local out = {}
 local leased = 0
 for _, seq in ipairs(candidates) do
@@ -139,4 +144,5 @@ if leased > 0 then
   status = 'ok'
   lowered = schedule(k.timers, channel, deadline)
 end
+lowered = min_due(lowered, history_schedule())
 return { status, wait, out, lowered }

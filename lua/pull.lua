@@ -14,7 +14,8 @@ A paused channel leases nothing (and skips that work): the answer is its backlog
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12]  channel keys: q, f, m, x, d, dx of the channel pulled from
 KEYS[13..14] caller keys: rate, token_rate
-KEYS[15..20] dead-letter keys: q, f, m, x, d, dx of its dead-letter channel (absent when none)
+KEYS[15..17] history keys: h, hi, he of the channel (lua/lib/history.lua)
+KEYS[18..23] dead-letter keys: q, f, m, x, d, dx of its dead-letter channel (absent when none)
 Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
 channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
 group, known only at run time, so they cannot be declared as a KEYS group.
@@ -38,7 +39,7 @@ Errors:  the caller's (lua/lib/caller.lua); STALE_CONFIG <dead_letter_channel> w
 ]]
 local k = account_keys(1)
 local ch = channel_keys(7)
-local dl = #KEYS >= 20 and channel_keys(15) or nil
+local dl = #KEYS >= 23 and channel_keys(18) or nil
 local channel = ARGV[4]
 local caller = check_caller(k, KEYS[13], KEYS[14], channel, now_ms())
 if caller.err then return caller end
@@ -56,6 +57,9 @@ local stale = check_dlq(dlq, ARGV[9])
 if stale then return stale end
 if dlq == '' then dl = nil end
 local settings = parse_settings(cfg)
+history_begin(k, channel, settings, 15)
+-- the only messages a pull removes itself are expired ones (dead_letter notes its own)
+HIST.reason = 'e'
 local receive_wait = settings.receive_wait_ms or false
 if settings.paused then
   return { message_count(ch), {}, false, 0, 0, 0, receive_wait }
@@ -98,6 +102,7 @@ local function lease(seq, rec, rest, attempts, from_queue)
   local nonce = string.sub(nonces, (leased - 1) * 22 + 1, leased * 22)
   local leased_rec = record_with_lease(rec, rest, attempts + 1, nonce)
   redis.call('HSET', ch.m, seq, leased_rec)
+  history_note(rec, rest, 'd', attempts + 1, now)
   if from_queue then redis.call('ZREM', ch.q, seq) end
   redis.call('ZADD', ch.f, deadline, seq)
   out[#out + 1] = seq .. nonce
@@ -196,6 +201,8 @@ while leased < batch and discarded + dead_lettered + expired < MAX_SKIPPED do
       if group ~= '' and not from_queue then
         -- its lease ran out: its group's head shows again (taken in a later round)
         group_lease_ended(k, ch, channel, group, seq, score, score)
+        local _, _, rest = record_head(rec)
+        history_note(rec, rest, 'y', 'lease', now)
       elseif group ~= '' and redis.call('ZSCORE', ch.g .. group, seq) then
         take_group(seq, group)
       else
@@ -213,6 +220,7 @@ end
 if leased > 0 then
   lowered = min_due(lowered, schedule(k.timers, channel, deadline))
 end
+lowered = min_due(lowered, history_schedule())
 if attempt_key and leased > 0 then
   local leases = {}
   for n = 1, #out, 2 do leases[#leases + 1] = out[n] end

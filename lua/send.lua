@@ -5,7 +5,8 @@ KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens   (r
 KEYS[7..12]  channel keys: q, f, m, x, d, dx                           (rq:{a}:c:<channel>:...)
 KEYS[13..14] caller keys: rate, token_rate
 KEYS[15..15] routes keys: routes (rq:{a}:routes, lua/routes_set.lua)
-KEYS[16..16] webhooks keys: webhooks (rq:{a}:webhooks; absent when webhook_id is '')
+KEYS[16..18] history keys: h, hi, he of the channel (lua/lib/history.lua)
+KEYS[19..19] webhooks keys: webhooks (rq:{a}:webhooks; absent when webhook_id is '')
 Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
 channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
 group, known only at run time, so they cannot be declared as a KEYS group.
@@ -25,6 +26,8 @@ ARGV[10 + 9n] size_setting (optional; the SQS endpoint's size cap): a named chan
         (sqs_max_bytes) that lowers the cap on each message's size for the channel
 ARGV[11 + 9n] size_limit: the plan limit that caps it (max_sqs_message_bytes); n sizes follow,
         each message's size as the cap counts it
+ARGV[#ARGV] entrance (optional, last; for the channel's history): api, webhook, sqs, route or
+        replay; without it, webhook when webhook_id is given, sqs when size_setting is, else api
 The plan's max_storage_bytes, max_channels, retention and storage ceiling for one message
 (1 MiB, more for plans whose webhook bodies may be larger) come from PLANS.
 Returns: { {id (22 base64url characters), ...} in request order, lowered_due_ms or false,
@@ -46,7 +49,7 @@ local ch = channel_keys(7)
 local channel = ARGV[4]
 local now = now_ms()
 -- a delivery to a deleted webhook (or a deleted account's) is refused as an unknown URL
-if ARGV[6] ~= '' and redis.call('HEXISTS', KEYS[16], ARGV[6]) == 0 then
+if ARGV[6] ~= '' and redis.call('HEXISTS', KEYS[19], ARGV[6]) == 0 then
   return redis.error_reply('WEBHOOK_NOT_FOUND')
 end
 local caller = check_caller(k, KEYS[13], KEYS[14], channel, now)
@@ -67,8 +70,14 @@ local dedup_window = DEFAULT_DEDUP_WINDOW_S
 local default_delay = 0
 local cfg = redis.call('HGET', k.channels, channel)
 local settings = cfg and parse_settings(cfg)
+-- the optional tails: size (2 + n values) and entrance (1)
+local extra = #ARGV - (9 + 9 * n)
+local sized = extra >= 2 + n
+local entrance = (webhook_id ~= '' and 'webhook') or (sized and 'sqs') or 'api'
+if extra == 1 or extra == 3 + n then entrance = ARGV[#ARGV] end
+history_begin(k, channel, settings, 16)
 local size_setting, size_bound, size_cap = ARGV[10 + 9 * n], ARGV[11 + 9 * n], nil
-if size_setting then
+if sized then
   size_cap = tonumber(caller.limits[size_bound])
   local own = settings and tonumber(settings.named[size_setting])
   if own and (not size_cap or own < size_cap) then size_cap, size_bound = own, size_setting end
@@ -133,8 +142,8 @@ end
 
 local function count_delivery()
   if webhook_id == '' then return end
-  redis.call('HINCRBY', KEYS[16], webhook_id .. ':count', 1)
-  redis.call('HSET', KEYS[16], webhook_id .. ':last', now)
+  redis.call('HINCRBY', KEYS[19], webhook_id .. ':count', 1)
+  redis.call('HSET', KEYS[19], webhook_id .. ':last', now)
 end
 
 if #fresh == 0 then
@@ -173,6 +182,7 @@ for _, i in ipairs(fresh) do
   else
     redis.call('ZADD', ch.q, now + delay, seq)
   end
+  if HIST.on then history_received(ARGV[base + 1], seq, now, entrance) end
   if not queued then
     -- waits behind its group's head
   elseif delay > 0 then

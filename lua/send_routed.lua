@@ -40,8 +40,9 @@ Errors:  the caller's (lua/lib/caller.lua); CHANNEL_SCOPE <channel>; CHANNEL_LIM
          SIZE_LIMIT <index> <size> <size_setting or size_limit: the bound> <cap>;
          GROUP_REQUIRED <index> (a message without group_id for a FIFO channel: the channel it
          arrived at or a target)
-Not in KEYS: each target's message-group keys (lua/lib/common.lua channel_keys), named from its
-q key under the account's hash tag, as in send.lua.
+Not in KEYS: each target's message-group keys (lua/lib/common.lua channel_keys) and history
+keys (h, hi, he: lua/lib/history.lua history_keys_of; a copy in a target whose history is on
+is received there with entrance 'route'), named from its q key under the account's hash tag.
 ]]
 local k = account_keys(1)
 local channel = ARGV[4]
@@ -75,6 +76,7 @@ for j = 1, c do
               earliest = false, total = 0, fifo = false }
   if cfg then
     local settings = parse_settings(cfg)
+    t.settings = settings
     local _, window = parse_config(cfg)
     t.dedup_window = window
     t.delay = settings.delay_ms or 0
@@ -225,6 +227,10 @@ for i, m in ipairs(messages) do
         queued = group_added(t.ch, m.group, seq, now + delay)
       else
         redis.call('ZADD', t.ch.q, now + delay, seq)
+      end
+      if t.settings then
+        history_begin(k, t.id, t.settings, history_keys_of(t.ch))
+        if HIST.on then history_received(copy.id, seq, now, 'route') end
       end
       if not queued then
         -- waits behind its group's head

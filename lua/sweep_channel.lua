@@ -7,11 +7,13 @@ set the channel's timer to its next due time.
   - delays and retries that ended, and coalesced announcements left pending:
     announced with a new_message event (none when nothing became available);
   - messages past their retention: deleted, their storage freed;
-  - dedup entries past their window: forgotten.
+  - dedup entries past their window: forgotten;
+  - history records past the channel's history_seconds: deleted, their storage freed.
 At most `limit` items of each kind per call; if more remain, the timer stays due.
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12]  channel keys: q, f, m, x, d, dx of the channel
 KEYS[13..18] target keys: q, f, m, x, d, dx of its dead-letter channel (its own again when none)
+KEYS[19..21] history keys: h, hi, he of the channel (lua/lib/history.lua)
 Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
 channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
 group, known only at run time, so they cannot be declared as a KEYS group.
@@ -49,6 +51,7 @@ local max_attempts, _, dlq = parse_config(cfg)
 local stale = check_dlq(dlq, ARGV[2])
 if stale then return stale end
 if dlq == '' then dl = nil end
+history_begin(k, channel, parse_settings(cfg), 19)
 
 local requeued, dead_lettered, discarded, expired = 0, 0, 0, 0
 local more = false
@@ -81,6 +84,8 @@ for i = 1, #ended, 2 do
         redis.call('ZREM', ch.f, seq)
         redis.call('ZADD', ch.q, deadline, seq)
       end
+      local _, _, rest = record_head(rec)
+      history_note(rec, rest, 'y', 'lease', now)
       requeued = requeued + 1
     end
   end
@@ -111,6 +116,11 @@ for _, dedup_id in ipairs(forgotten) do
   redis.call('ZREM', ch.dx, dedup_id)
 end
 
+if HIST.on then
+  local _, left = history_sweep(now, limit)
+  if left then more = true end
+end
+
 -- The channel's next due time: the first future delay, lease end, expiry or dedup end.
 local next_due = false
 if more then
@@ -127,6 +137,9 @@ else
   local _, expiry = first_run(ch)
   next_due = min_due(next_due, cleanup_due(expiry or false))
   next_due = min_due(next_due, cleanup_due(first_score(ch.dx, '-inf')))
+  if HIST.on then
+    next_due = min_due(next_due, min_due(HIST.due, cleanup_due(first_score(HIST.keys.e, '-inf'))))
+  end
 end
 local pending_ms = false
 if became_available or requeued > 0 then

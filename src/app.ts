@@ -11,6 +11,7 @@ import { adminRouter } from './http/admin';
 import { rawBody } from './web/body';
 import { channelsRouter } from './http/channels';
 import { routesRouter } from './http/routes';
+import { historyRouter } from './http/history';
 import { errorHandler, unknownRoute } from './web/errorHandler';
 import { healthRouter } from './http/health';
 import { MESSAGE_PATH, messagesRouter } from './http/messages';
@@ -18,7 +19,7 @@ import { readCaller } from './web/caller';
 import type { TrustProxy } from './web/proxy';
 import type { RefusalShape } from './web/refusals';
 import { AccountLimits } from './limits/accountLimits';
-import { createRelay, type Relay, type RelayDeps } from './relay';
+import { createRelay, ReplayRunner, type Relay, type RelayDeps } from './relay';
 import { requestLog } from './web/requestLog';
 import { sessionRouter } from './http/session';
 import { whoamiRouter } from './http/whoami';
@@ -61,6 +62,8 @@ export interface RelayApp {
   sweeper: Sweeper;
   gauges: BacklogGauges;
   dueRepair: DueRepair;
+  /** runs bulk replay jobs on this pod (tests kill it to stand for a pod's death) */
+  replayRunner: ReplayRunner;
   /** the store's shared parts: coalesced fan-out, due index (tests use its fault hook) */
   context: StoreContext;
   /** the operations every entrance calls */
@@ -145,6 +148,8 @@ export function buildApp({
     limits: new AccountLimits(store.limits, logger, config.adminRateLimitPerSecond ?? 0),
   };
   const relay = createRelay(deps);
+  const replayRunner = new ReplayRunner(deps, config.replayTickMs ?? 200);
+  metrics.historySource = () => store.history.countAll();
   const deliveries =
     deliveryOptions === false
       ? null
@@ -178,6 +183,7 @@ export function buildApp({
   app.use('/v1', readCaller);
   app.use(channelsRouter(relay));
   app.use(routesRouter(relay));
+  app.use(historyRouter(relay));
   app.use(webhooksRouter(relay));
   app.use(destinationsRouter(relay, deliveries));
   app.use(whoamiRouter(relay));
@@ -198,6 +204,7 @@ export function buildApp({
     sweeper,
     gauges,
     dueRepair,
+    replayRunner,
     context,
     relay,
     deps,
@@ -212,6 +219,7 @@ export function buildApp({
       sweeper.start();
       gauges.start();
       dueRepair.start();
+      replayRunner.start();
       deliveries?.start();
     },
     beginShutdown() {
@@ -223,6 +231,7 @@ export function buildApp({
       waiters.releaseAll();
       await deliveries?.stop();
       await dueRepair.stop();
+      await replayRunner.stop();
       await sweeper.stop();
       await gauges.stop();
       deps.limits.stop();

@@ -28,6 +28,8 @@ export const ERROR_CODES = {
   channel_not_found: 'the channel does not exist',
   token_not_found: 'the token does not exist',
   webhook_not_found: 'the webhook does not exist, or its URL is unknown',
+  history_not_found:
+    "the message is not in the channel's history, or the replay job does not exist",
   destination_not_found: 'the push destination does not exist',
   method_not_allowed: 'the endpoint does not take this method',
   conflict: 'the thing to create exists already',

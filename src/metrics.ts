@@ -27,6 +27,10 @@ export class Metrics {
   readonly wsSubscriptions: client.Gauge;
   readonly wsClosed: client.Counter<'code'>;
   readonly routed: client.Counter<'result'>;
+  readonly replayed: client.Counter;
+  readonly historyRecords: client.Gauge;
+  /** counts the history records service-wide when scraped (set by the app) */
+  historySource: (() => Promise<number>) | null = null;
 
   constructor(options: { collectDefaults?: boolean } = {}) {
     if (options.collectDefaults !== false) {
@@ -82,6 +86,21 @@ export class Metrics {
     });
     this.routed.inc({ result: 'matched' }, 0);
     this.routed.inc({ result: 'unmatched' }, 0);
+    this.replayed = new client.Counter({
+      name: 'relayq_replayed_messages_total',
+      help: 'Copies of messages stored by replays from history (one message or a bulk job)',
+      registers: [this.registry],
+    });
+    const source = () => this.historySource;
+    this.historyRecords = new client.Gauge({
+      name: 'relayq_history_records',
+      help: 'Message records kept in channel histories (history_seconds), service-wide',
+      registers: [this.registry],
+      async collect() {
+        const count = source();
+        if (count) this.set(await count());
+      },
+    });
   }
 
   count(event: MessageEvent, n: number): void {

@@ -370,6 +370,11 @@ local function oldest_sent_ms(ch)
   return false
 end
 
+-- History hooks (lua/lib/history.lua fills them in; off unless the script's channel sets
+-- history_seconds): ended(rec, rest, kind, detail, now) keeps an ending message's record.
+-- reason: the timeline kind remove_message notes ('a' ack, 'e' expired).
+local HIST = { on = false, reason = 'a' }
+
 -- Message groups (docs/api/groups.md; keys in channel_keys) -----------------------------
 
 -- 'strict' (the default) or 'fair': the channel's group_order setting, read once per call.
@@ -463,8 +468,11 @@ local function group_lease_ended(k, ch, channel, group, seq, avail, at)
 end
 
 -- Deletes a message's record and queue entries and frees its storage (group: its group id,
--- '' for none). Returns the score of its group's next head when that was shown, else false.
-local function delete_record(k, ch, channel, seq, exp, size, group)
+-- '' for none; rec, rest: the record, for the channel's history when it keeps one, noted
+-- as kind or HIST.reason). Returns the score of its group's next head when that was shown,
+-- else false.
+local function delete_record(k, ch, channel, seq, exp, size, group, rec, rest, kind)
+  if HIST.on and rec then HIST.ended(rec, rest, kind or HIST.reason, '') end
   redis.call('HDEL', ch.m, seq)
   local was_queued = redis.call('ZREM', ch.q, seq) == 1
   local was_leased = redis.call('ZREM', ch.f, seq) == 1
@@ -496,9 +504,9 @@ local function walk_run(k, ch, channel, seq, now, budget, expire, gone)
   for step = 0, budget do
     local at = seq_hex(n)
     local rec = redis.call('HGET', ch.m, at)
-    local exp, size, group
+    local exp, size, group, rest, _
     if rec then
-      local _, _, rest = record_head(rec)
+      _, _, rest = record_head(rec)
       _, _, exp, size, _, _, _, _, _, group = record_fields(rec, rest)
       if not expire or exp > now then
         redis.call('ZADD', ch.x, 'LT', exp, at)
@@ -518,7 +526,7 @@ local function walk_run(k, ch, channel, seq, now, budget, expire, gone)
       return deleted, step
     end
     if rec then
-      delete_record(k, ch, channel, at, exp, size, group)
+      delete_record(k, ch, channel, at, exp, size, group, rec, rest, 'e')
       deleted = deleted + 1
     end
     n = n + 1
@@ -540,7 +548,7 @@ local WALK_BUDGET = 1000
 -- its storage. Returns the score of its group's next head when that was shown, else false.
 local function remove_message(k, ch, channel, seq, rec, rest)
   local _, _, exp, size, _, _, _, _, _, group = record_fields(rec, rest)
-  local shown = delete_record(k, ch, channel, seq, exp, size, group)
+  local shown = delete_record(k, ch, channel, seq, exp, size, group, rec, rest)
   walk_run(k, ch, channel, seq, 0, WALK_BUDGET, false, true)
   drop_if_empty(ch)
   return shown
@@ -617,15 +625,19 @@ end
 -- otherwise discards it. dl = keys of the dead-letter channel, or nil.
 -- Returns 'dead_lettered' or 'discarded'.
 local function dead_letter(k, ch, dl, channel, dlq, seq, rec, attempts, now, max_channels)
+  local _, _, rest = record_head(rec)
   if dlq ~= '' and dl ~= nil and ensure_channel(k, dlq, max_channels, now) then
+    if HIST.on then HIST.ended(rec, rest, 'l', dlq) end
     local moved, exp, size, group = moved_record(rec, channel, attempts)
     move_message(k, ch, dl, channel, dlq, seq, moved, exp, size, now, group)
     redis.call('ZADD', k.timers, 'LT', cleanup_due(exp), dlq)
     publish_now(k, dlq, now, 1)
     return 'dead_lettered'
   end
-  local _, _, rest = record_head(rec)
+  local reason = HIST.reason
+  HIST.reason = 'l'
   remove_message(k, ch, channel, seq, rec, rest)
+  HIST.reason = reason
   return 'discarded'
 end
 

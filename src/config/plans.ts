@@ -18,6 +18,8 @@ export const PLAN_LIMITS = {
     'refused deliveries (a signature that does not verify, a body over max_webhook_bytes) each webhook URL answers per second with their reason; beyond it a 429, with nothing noted (0: unlimited). Refusals never count against the account rate',
   max_sqs_message_bytes:
     "largest message sent through the SQS endpoint, counted as SQS counts it: body plus message attributes' names, types and values (bytes; 1024 to 1048576; a queue's `MaximumMessageSize` may lower it)",
+  max_history_seconds:
+    "the most a channel's `history_seconds` may be: how long a message's record is kept after it ends (0: no history)",
 } as const;
 
 export const DEFAULT_MAX_WEBHOOK_BYTES = 1_048_576;
@@ -48,6 +50,7 @@ function defaultPlans(d: PlanDefaults): Record<string, Plan> {
       max_channels: 5,
       retention_seconds: 3 * 86400,
       ...common,
+      max_history_seconds: 86400,
       max_websocket_connections: 1000,
     },
     paid: {
@@ -55,6 +58,7 @@ function defaultPlans(d: PlanDefaults): Record<string, Plan> {
       max_channels: 100,
       retention_seconds: 14 * 86400,
       ...common,
+      max_history_seconds: 2_592_000,
       max_websocket_connections: 10_000,
     },
   };
@@ -70,6 +74,7 @@ const ZERO_ALLOWED = new Set<keyof Plan>([
   'rate_limit_per_second',
   'rate_limit_burst',
   'webhook_refusals_per_second',
+  'max_history_seconds',
 ]);
 /** SQS's MaximumMessageSize range: 1 KiB to 1 MiB (SQS's most since 2025). */
 export const SQS_MESSAGE_BYTES_RANGE: readonly [number, number] = [1024, 1_048_576];

@@ -192,6 +192,14 @@ export const SETTINGS = {
     unit: 'ms',
     description: 'how often each pod looks for due delays, leases, expiries',
   }),
+  replayTickMs: integer('RELAY_REPLAY_TICK_MS', {
+    default: 200,
+    min: 10,
+    max: 60_000,
+    unit: 'ms',
+    description:
+      'how often each pod steps the bulk replay jobs it runs (a cancel stops copies within about this)',
+  }),
   durability: oneOf('RELAY_DURABILITY', {
     values: ['local', 'replicated'],
     default: 'local',

@@ -65,6 +65,20 @@ const PARAMETERS: Record<string, object> = {
     required: true,
     schema: { type: 'string', pattern: '^dst_[0-9a-f]{16}$' },
   },
+  messageId: {
+    name: 'messageId',
+    in: 'path',
+    required: true,
+    description: 'a message id (a UUID)',
+    schema: { type: 'string', format: 'uuid' },
+  },
+  replayId: {
+    name: 'replayId',
+    in: 'path',
+    required: true,
+    description: 'a replay job id (a UUID)',
+    schema: { type: 'string', format: 'uuid' },
+  },
   key: {
     name: 'key',
     in: 'path',
@@ -159,6 +173,7 @@ export function buildOpenApi(operations: Operation[] = OPERATIONS): Record<strin
       'channels',
       'routes',
       'subscriptions',
+      'history',
       'webhooks',
       'destinations',
       'account',

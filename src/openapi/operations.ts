@@ -46,6 +46,7 @@ const config = {
   delay_seconds: 0,
   retention_seconds: 259200,
   receive_wait_seconds: 0,
+  history_seconds: 0,
   group_order: 'strict',
   fifo: false,
 };
@@ -117,6 +118,44 @@ const ROUTE_TEST_REQUEST = {
       },
     },
   },
+};
+const REPLAY_ONE_REQUEST = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    to: { type: 'string', description: 'the channel to store the copy in (default: this one)' },
+  },
+};
+const REPLAY_JOB_REQUEST = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['since'],
+  properties: {
+    since: { type: ['string', 'integer'], description: 'received_at from: epoch ms or ISO-8601' },
+    until: { type: ['string', 'integer'], description: 'received_at up to (default now)' },
+    status: {
+      type: 'string',
+      enum: ['pending', 'in_flight', 'acked', 'dead', 'expired', 'purged'],
+    },
+    filter: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'a filter (docs/api/filters.md)',
+    },
+    to: { type: 'string', description: 'the channel the copies go to (default: this one)' },
+    rate_per_second: { type: 'integer', minimum: 1, maximum: 10000, default: 100 },
+    dry_run: { type: 'boolean', description: 'only count: state planned' },
+  },
+};
+const REPLAY_JOB_EXAMPLE = {
+  id: '5d0c1d7b-9a11-4c8e-9f0e-0b9d0b5e8a43',
+  state: 'running',
+  matched: 1200,
+  replayed: 300,
+  started_at: 1767225600000,
+  finished_at: null,
+  to: 'orders',
+  rate_per_second: 100,
 };
 
 export const OPERATIONS: Operation[] = [
@@ -258,6 +297,161 @@ export const OPERATIONS: Operation[] = [
     result: null,
     errors: [404],
     example: {},
+  },
+  // --- history ---
+  {
+    operationId: 'listHistory',
+    method: 'get',
+    path: '/v1/relay/channels/{channelId}/history',
+    tag: 'history',
+    summary: "Search a channel's message history, newest first (docs/api/history.md)",
+    description:
+      'Empty (200) for a channel that keeps no history (history_seconds 0). A page may hold fewer ' +
+      'than limit items and still give a next_cursor when a search read its most records.',
+    access: 'bearer',
+    query: [
+      {
+        name: 'since',
+        required: false,
+        description: 'received_at from (epoch ms or ISO-8601, inclusive)',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'until',
+        required: false,
+        description: 'received_at up to (inclusive; default now)',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'status',
+        required: false,
+        description: 'pending, in_flight, acked, dead, expired or purged',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'filter',
+        required: false,
+        description: 'a JSON filter (docs/api/filters.md), URL-encoded',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'limit',
+        required: false,
+        description: 'items per page, 1 to 100 (default 50)',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'cursor',
+        required: false,
+        description: 'the next_cursor of the page before',
+        schema: { type: 'string' },
+      },
+    ],
+    result: RESULTS.historyList,
+    errors: [],
+    example: {
+      result: {
+        items: [
+          {
+            id: ID,
+            received_at: 1767225600000,
+            entrance: 'webhook',
+            status: 'acked',
+            attempts: 3,
+            size: 412,
+            group_id: null,
+            preview: '{"action":"opened"}',
+          },
+        ],
+        next_cursor: null,
+      },
+    },
+  },
+  {
+    operationId: 'getHistoryRecord',
+    method: 'get',
+    path: '/v1/relay/channels/{channelId}/history/{messageId}',
+    tag: 'history',
+    summary: 'One message of the history: as received, with its timeline',
+    access: 'bearer',
+    result: RESULTS.historyDetail,
+    errors: [404],
+    example: {
+      result: {
+        id: ID,
+        received_at: 1767225600000,
+        entrance: 'webhook',
+        status: 'acked',
+        attempts: 1,
+        size: 60,
+        group_id: null,
+        preview: '{"action":"opened"}',
+        body: '{"action":"opened"}',
+        content_type: 'text',
+        metadata: {},
+        webhook: {
+          method: 'POST',
+          query: '',
+          headers: { 'x-github-event': 'issues' },
+          verified: true,
+        },
+        timeline: [
+          { type: 'received', at: 1767225600000, entrance: 'webhook' },
+          { type: 'delivery', at: 1767225600050, attempt: 1, via: 'pull' },
+          { type: 'ack', at: 1767225600090 },
+        ],
+      },
+    },
+  },
+  {
+    operationId: 'replayHistoryRecord',
+    method: 'post',
+    path: '/v1/relay/channels/{channelId}/history/{messageId}/replay',
+    tag: 'history',
+    summary: 'Store a copy of a message of the history (exact body, content type, metadata)',
+    access: 'bearer',
+    request: REPLAY_ONE_REQUEST,
+    requestOptional: true,
+    result: RESULTS.replayed,
+    errors: [404],
+    example: { request: { to: 'orders-debug' }, result: { id: ID } },
+  },
+  {
+    operationId: 'createReplay',
+    method: 'post',
+    path: '/v1/relay/channels/{channelId}/replays',
+    tag: 'history',
+    summary: 'Replay every message of the history a selection matches (a job; dry_run only counts)',
+    access: 'bearer',
+    request: REPLAY_JOB_REQUEST,
+    result: RESULTS.replayJob,
+    errors: [],
+    example: {
+      request: { since: '2026-01-01T14:00:00Z', status: 'dead', rate_per_second: 100 },
+      result: REPLAY_JOB_EXAMPLE,
+    },
+  },
+  {
+    operationId: 'getReplay',
+    method: 'get',
+    path: '/v1/relay/channels/{channelId}/replays/{replayId}',
+    tag: 'history',
+    summary: 'A replay job and its progress',
+    access: 'bearer',
+    result: RESULTS.replayJob,
+    errors: [404],
+    example: { result: REPLAY_JOB_EXAMPLE },
+  },
+  {
+    operationId: 'cancelReplay',
+    method: 'delete',
+    path: '/v1/relay/channels/{channelId}/replays/{replayId}',
+    tag: 'history',
+    summary: 'Cancel a replay job: no new copy is stored a second after the answer',
+    access: 'bearer',
+    result: RESULTS.replayJob,
+    errors: [404],
+    example: { result: { ...REPLAY_JOB_EXAMPLE, state: 'cancelled' } },
   },
   // --- channels ---
   {
@@ -640,6 +834,7 @@ export const OPERATIONS: Operation[] = [
           max_long_polls: 1000,
           max_webhook_bytes: 1048576,
           max_sqs_message_bytes: 262144,
+          max_history_seconds: 86400,
           max_message_bytes: 131072,
         },
       },

@@ -63,6 +63,9 @@ export const channelConfig = strict({
     description: "how long a message is kept (at most the plan's retention)",
   },
   receive_wait_seconds: count("the SQS endpoint's default WaitTimeSeconds"),
+  history_seconds: count(
+    "how long a message's record is kept after it ends (0: no history; at most the plan's max_history_seconds)",
+  ),
   group_order: {
     type: 'string',
     enum: ['strict', 'fair'],
@@ -137,6 +140,7 @@ export const account = strict(
         max_sqs_message_bytes: count(
           'largest message sent through the SQS endpoint, as SQS counts it',
         ),
+        max_history_seconds: count("the most a channel's history_seconds may be; 0: no history"),
         max_message_bytes: integer,
       },
       additionalProperties: { type: ['integer', 'null'] },
@@ -228,7 +232,84 @@ const destinationDetail = strict(
   ],
 );
 
+const historyStatus = {
+  type: 'string',
+  enum: ['pending', 'in_flight', 'acked', 'dead', 'expired', 'purged'],
+};
+const historySummary = {
+  id: { type: 'string' },
+  received_at: integer,
+  entrance: { type: 'string', enum: ['api', 'webhook', 'sqs', 'route', 'replay'] },
+  status: historyStatus,
+  attempts: count('deliveries so far'),
+  size: count('bytes of body + metadata JSON'),
+  group_id: {
+    type: ['string', 'null'],
+    description: 'its message group (docs/api/groups.md), null for none',
+  },
+  preview: { type: 'string', maxLength: 200, description: 'the first 200 characters of the body' },
+};
+const timelineEntry = {
+  type: 'object',
+  required: ['type', 'at'],
+  properties: {
+    type: {
+      type: 'string',
+      enum: ['received', 'delivery', 'retry', 'ack', 'dead_letter', 'expired', 'purged'],
+    },
+    at: integer,
+    entrance: { type: 'string' },
+    attempt: integer,
+    via: { type: 'string', enum: ['pull', 'destination'] },
+    status: {
+      type: ['integer', 'null'],
+      description: "a destination attempt's HTTP status (null: no answer)",
+    },
+    duration_ms: integer,
+    outcome: { type: 'string', enum: ['ok', 'fail', 'gone'] },
+    delay_ms: integer,
+    reason: { type: 'string' },
+    dead_letter_channel: { type: ['string', 'null'] },
+  },
+  additionalProperties: false,
+};
+const replayJob = strict({
+  id: { type: 'string' },
+  state: {
+    type: 'string',
+    enum: ['planned', 'queued', 'running', 'done', 'cancelled', 'failed'],
+  },
+  matched: count('messages the job selected (fixed when it was made)'),
+  replayed: count('copies stored so far'),
+  started_at: msOrNull,
+  finished_at: msOrNull,
+  to: { type: 'string' },
+  rate_per_second: { type: 'integer', minimum: 1, maximum: 10000 },
+});
+
 export const RESULTS = {
+  historyList: strict({
+    items: { type: 'array', items: strict(historySummary) },
+    next_cursor: { type: ['string', 'null'] },
+  }),
+  historyDetail: strict({
+    ...historySummary,
+    body: { description: 'the body as stored (JSON, or a string for text, bytes and v8)' },
+    content_type: { type: 'string', enum: ['json', 'text', 'bytes', 'v8'] },
+    metadata: { type: 'object', additionalProperties: true, description: 'as sent' },
+    webhook: {
+      type: ['object', 'null'],
+      properties: {
+        method: { type: 'string' },
+        query: { type: 'string' },
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+        verified: { type: ['boolean', 'null'] },
+      },
+    },
+    timeline: { type: 'array', items: timelineEntry },
+  }),
+  replayed: strict({ id: { type: 'string' } }),
+  replayJob,
   destinationCreated: strict({
     ...destinationCommon,
     secret: { type: 'string', description: 'whsec_...: only in this answer' },

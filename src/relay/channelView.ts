@@ -3,6 +3,7 @@
  * that was never set (or was reset with null) shows its default.
  */
 import { LIMITS } from '../schemas/requests';
+import { HISTORY_SETTING } from '../store/historySetting';
 import type { ChannelConfig, ChannelStats, PlanLimits } from '../store/types';
 
 export interface EffectiveConfig extends Omit<
@@ -13,6 +14,8 @@ export interface EffectiveConfig extends Omit<
   delay_seconds: number;
   retention_seconds: number;
   receive_wait_seconds: number;
+  /** 0: no history */
+  history_seconds: number;
   /** docs/api/groups.md */
   group_order: 'strict' | 'fair';
   fifo: boolean;
@@ -28,6 +31,7 @@ export function effectiveConfig(config: ChannelConfig, limits: PlanLimits): Effe
     visibility_timeout_ms: config.visibility_timeout_ms ?? LIMITS.defaultVisibilityMs,
     delay_seconds: config.delay_seconds ?? 0,
     receive_wait_seconds: config.receive_wait_seconds ?? 0,
+    history_seconds: Number(config.named[HISTORY_SETTING] ?? 0),
     // A plan lowered below the channel's setting wins (the send script applies the smaller).
     retention_seconds: Math.min(
       config.retention_seconds ?? limits.retention_seconds,

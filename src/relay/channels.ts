@@ -6,6 +6,7 @@
 import { RelayError, invalidField } from '../errors';
 import { LIMITS, type ChannelSettingsInput } from '../schemas/requests';
 import type { ChannelStats, ConfigureChannel, TagsChange } from '../store/types';
+import { HISTORY_SETTING } from '../store/historySetting';
 import { checkChannelScope, type AuthContext } from './authorize';
 import { channelView, type ChannelView } from './channelView';
 import type { RelayDeps } from './deps';
@@ -30,12 +31,17 @@ function listEntry(stats: ChannelStats): ChannelListEntry {
 export const channelNotFound = (channel: string) =>
   new RelayError('channel_not_found', `channel ${channel} does not exist`);
 
-/** The named settings of message groups (docs/api/groups.md) a settings change sets. */
-function groupSettings(input: ChannelSettingsInput): Pick<ConfigureChannel, 'named'> {
+/**
+ * The named settings a settings change sets: message groups (docs/api/groups.md) and
+ * history (docs/api/history.md).
+ */
+function namedSettings(input: ChannelSettingsInput): Pick<ConfigureChannel, 'named'> {
   const named: Record<string, string | null> = {};
   if (input.group_order !== undefined)
     named.group_order = input.group_order === 'fair' ? 'fair' : null;
   if (input.fifo !== undefined) named.fifo = input.fifo ? '1' : null;
+  if (input.history_seconds !== undefined)
+    named[HISTORY_SETTING] = input.history_seconds ? String(input.history_seconds) : null;
   return Object.keys(named).length > 0 ? { named } : {};
 }
 
@@ -50,7 +56,7 @@ export function settingsChange(input: ChannelSettingsInput): ConfigureChannel {
     delaySeconds: input.delay_seconds,
     retentionSeconds: input.retention_seconds,
     receiveWaitSeconds: input.receive_wait_seconds,
-    ...groupSettings(input),
+    ...namedSettings(input),
   };
 }
 
@@ -92,6 +98,13 @@ export function createChannels(deps: RelayDeps) {
       if (typeof change.retentionSeconds === 'number' && change.retentionSeconds > planRetention) {
         throw invalidField(
           `retention_seconds must be at most ${planRetention} (the plan's retention)`,
+        );
+      }
+      const history = change.named?.[HISTORY_SETTING];
+      const maxHistory = auth.limits.max_history_seconds;
+      if (history != null && Number(history) > maxHistory) {
+        throw invalidField(
+          `history_seconds must be at most ${maxHistory} (the plan's max_history_seconds)`,
         );
       }
       await store.channels.configure(auth.accountId, channel, change);

@@ -18,6 +18,8 @@ import type { Caller } from '../types';
 import { createAccounts } from './accounts';
 import { authorize, type AuthContext } from './authorize';
 import { createChannels } from './channels';
+import { createHistory } from './history';
+import { createReplays } from './replays';
 import { createDestinations } from './destinations';
 import type { RelayDeps } from './deps';
 import { pull, type PullRequest } from './pull';
@@ -42,6 +44,8 @@ export { channelNotFound, settingsChange, type ChannelListEntry } from './channe
 export { publicToken, type IssuedToken, type PublicToken } from './tokens';
 export { accountNotFound } from './accounts';
 export { unknownWebhook, type FoundWebhook } from './webhooks';
+export { ReplayRunner } from './replays';
+export type { HistoryDetail, HistorySummary } from './history';
 export { destinationNotFound, type Destinations } from './destinations';
 export { withFreshSignature, type ReplaySigner } from './replaySignatures';
 export type {
@@ -129,6 +133,10 @@ export function createRelay(deps: RelayDeps) {
     tokens: createTokens(deps),
     accounts: createAccounts(deps),
     webhooks: createWebhooks(deps, routes),
+    /** channel histories: search, show, replay one */
+    history: createHistory(deps),
+    /** bulk replay jobs */
+    replays: createReplays(deps),
     destinations: createDestinations(deps),
 
     /** Listens to an account's events (new messages, revocations) on this pod. */

@@ -146,6 +146,7 @@ export interface ChannelSettingsInput {
   delay_seconds?: number | null;
   retention_seconds?: number | null;
   receive_wait_seconds?: number | null;
+  history_seconds?: number | null;
   /** docs/api/groups.md: 'strict' (the default) or 'fair'; null resets */
   group_order?: GroupOrder | null;
   /** a FIFO channel (an SQS .fifo queue): every message needs a group_id */
@@ -170,6 +171,8 @@ export const validateChannelConfig = compile<ChannelSettingsInput>({
       minimum: 0,
       maximum: LIMITS.maxWaitMs / 1000,
     }),
+    // 0 turns history off; the upper bound is the plan's max_history_seconds (the handler's)
+    history_seconds: resettable({ type: 'integer', minimum: 0 }),
     group_order: { type: ['string', 'null'], enum: [...GROUP_ORDERS, null] },
     fifo: { type: 'boolean' },
   },

@@ -161,6 +161,7 @@ export const SQS_CODES: Readonly<Record<ErrorCode, SqsErrorCode>> = {
   channel_not_found: 'QueueDoesNotExist',
   token_not_found: 'InvalidClientTokenId',
   webhook_not_found: 'InvalidAction',
+  history_not_found: 'InvalidAction',
   destination_not_found: 'InvalidAction',
   method_not_allowed: 'InvalidAction',
   conflict: 'QueueNameExists',

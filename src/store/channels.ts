@@ -141,11 +141,16 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
     },
 
     async purge(account, channel) {
-      return ctx.run<number, ChannelPurgeArgs>(
+      const purged = await ctx.run<number, ChannelPurgeArgs>(
         channelPurgeScript,
         { account, channel },
         { channel },
       );
+      // records kept in history set the channel's timer to their end: the due index follows
+      const timers = accountKeyList(account)[2];
+      const first = await ctx.command((redis) => redis.zrange(timers, 0, 0, 'WITHSCORES'));
+      if (first.length === 2) await ctx.lowerDue(account, Number(first[1]));
+      return purged;
     },
 
     async remove(account, channel) {

@@ -60,6 +60,10 @@ export interface AttemptOutcome {
   failure: string;
   /** the attempt's log entry (JSON text) */
   entry: string;
+  /** the attempt's number, duration and HTTP status (null: no answer), for the history */
+  attempt: number;
+  durationMs: number;
+  status: number | null;
   logMax: number;
   logTtlMs: number;
   cooldownMs: number;

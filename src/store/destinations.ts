@@ -146,6 +146,9 @@ export function createDestinationStore(ctx: StoreContext): DestinationStore {
               cooldown_ms: o.cooldownMs,
               disable_after_ms: o.disableAfterMs,
               dead_letter_channel: dlq,
+              attempt: o.attempt,
+              duration_ms: o.durationMs,
+              status: o.status ?? '',
             },
           ),
       );

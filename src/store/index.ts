@@ -4,7 +4,9 @@ import { createAccountStore } from './accounts';
 import { createChannelStore } from './channels';
 import { createDestinationStore } from './destinations';
 import { StoreContext, type StoreOptions } from './context';
+import { createHistoryStore } from './history';
 import { createLimitStore } from './limits';
+import { createReplayStore } from './replays';
 import { createQueueStore } from './queue';
 import { createRouteStore } from './routes';
 import type { RedisClient } from './redis';
@@ -31,6 +33,8 @@ export function createStore(
     accounts: createAccountStore(context),
     limits: createLimitStore(context),
     webhooks: createWebhookStore(context),
+    history: createHistoryStore(context),
+    replays: createReplayStore(context),
     destinations: createDestinationStore(context),
     async ping() {
       try {

@@ -51,6 +51,51 @@ export function channelKeys(accountId: string, channelId: string): ChannelKeys {
   };
 }
 
+/**
+ * A channel's history (lua/lib/history.lua; on while its history_seconds setting is): h (hash
+ * of records and timelines), hi (zset id -> received_at), he (zset id -> when an ended record
+ * goes). Passed to the scripts that store, end or note messages, and read by store/history.ts.
+ */
+export interface HistoryKeys {
+  records: string;
+  index: string;
+  ends: string;
+}
+
+export function historyKeys(accountId: string, channelId: string): HistoryKeys {
+  const base = `${PREFIX}:{${accountId}}:c:${channelId}`;
+  return { records: `${base}:h`, index: `${base}:hi`, ends: `${base}:he` };
+}
+
+/** The three history keys of a channel, in the order the scripts take them. */
+export function historyKeyList(accountId: string, channelId: string): string[] {
+  const h = historyKeys(accountId, channelId);
+  return [h.records, h.index, h.ends];
+}
+
+/** A channel's bulk replay jobs (lua/replay_*.lua, src/store/replays.ts). */
+export interface ReplayKeys {
+  /** hash job id -> job json */
+  jobs: string;
+  /** zset job id -> created ms: the order jobs run in, one at a time */
+  order: string;
+  /** string: the pod running the channel's current job (expires unless renewed) */
+  lease: string;
+}
+
+export function replayKeys(accountId: string, channelId: string): ReplayKeys {
+  const base = `${PREFIX}:{${accountId}}:c:${channelId}`;
+  return { jobs: `${base}:replays`, order: `${base}:replay_order`, lease: `${base}:replay_lease` };
+}
+
+/** list of the compact ids a bulk replay job matched, in the order it replays them */
+export function replayIdsKey(accountId: string, channelId: string, jobId: string): string {
+  return `${PREFIX}:{${accountId}}:c:${channelId}:replay_ids:${jobId}`;
+}
+
+/** SCAN pattern of every channel's history index (the relayq_history_records gauge). */
+export const HISTORY_INDEX_PATTERN = `${PREFIX}:{*}:c:*:hi`;
+
 /** The KEYS[1..6] every account-level script takes, in order. */
 export function accountKeyList(accountId: string): string[] {
   const k = accountKeys(accountId);
@@ -74,6 +119,8 @@ export const systemKeys = {
   gaugeOldest: `${PREFIX}:${SYSTEM_TAG}:gauge_oldest`,
   /** zset account id -> the time its next message reaches the end of its retention */
   gaugeExpiry: `${PREFIX}:${SYSTEM_TAG}:gauge_expiry`,
+  /** set of '<account> <channel>' that have bulk replay jobs queued or running */
+  replays: `${PREFIX}:${SYSTEM_TAG}:replays`,
 };
 
 /** A webhook's refusal window counter (lua/webhook_refused.lua), expiring with its second. */

@@ -54,6 +54,7 @@ export function createQueueStore(ctx: StoreContext): QueueStore {
       tail.push(ctx.fanout.windowMs);
       const cap = options.sizeCap;
       if (cap) tail.push(cap.setting, cap.planLimit, ...cap.sizes);
+      if (options.entrance) tail.push(options.entrance);
       const [compactIds, lowered, pendingMs, sequenceNumbers] = await ctx.run<SendReply, SendArgs>(
         sendScript,
         { account, channel, caller, webhooks: options.webhookId !== undefined },

@@ -40,6 +40,7 @@ export const SCRIPT_ERROR_CODES = [
   'RATE_LIMITED',
   'ROUTE_CHAIN',
   'ROUTES_CHANGED',
+  'REPLAY_NOT_FOUND',
   'SESSION_ENDED',
   'SESSION_EXPIRED',
   'SIZE_LIMIT',
@@ -97,6 +98,8 @@ export const SCRIPT_ERRORS: Record<
       'channel_limit',
       `channel limit reached: the plan allows at most ${max} channels`,
     ),
+  REPLAY_NOT_FOUND: (_, { id }) =>
+    new RelayError('history_not_found', `replay job ${id} does not exist`),
   CHANNEL_NOT_FOUND: (_, { channel }) =>
     new RelayError('channel_not_found', `channel ${channel} does not exist`),
   DESTINATION_EXISTS: ([id], { channel }) =>

@@ -1,4 +1,5 @@
 /** The store's interface: what HTTP and WebSocket code may ask of the queue state. */
+import type { HistoryStore, ReplayStore } from './historyTypes';
 import type { DestinationStore } from './destinationTypes';
 import type { HolderKind } from './keys';
 import type { Caller } from '../types';
@@ -27,6 +28,11 @@ export interface SendOptions {
   /** a cap on each message's size kept in a named channel setting (the SQS endpoint's) */
   sizeCap?: SizeCap;
   /**
+   * how the messages arrived, for the channel's history; by default webhook with webhookId,
+   * sqs with sizeCap, else api
+   */
+  entrance?: Entrance;
+  /**
    * filled by the send, when given: each message's FIFO sequence number ('' on a channel that
    * is not FIFO), in the messages' order (a duplicate's is its original's; a routed message's
    * is its first copy's)
@@ -35,6 +41,9 @@ export interface SendOptions {
   /** the version of the channel's routes the pod knows ('0': none; else ROUTES_CHANGED) */
   routeVersion?: string;
 }
+
+/** How a message arrived (its history's received entry). */
+export type Entrance = 'api' | 'webhook' | 'sqs' | 'route' | 'replay';
 
 export interface PullOptions {
   /** null: the channel's visibility_timeout_ms setting, else the service default */
@@ -369,6 +378,9 @@ export interface Store {
   /** counters behind the account limits (rates, concurrent holders) */
   limits: LimitStore;
   webhooks: WebhookStore;
+  /** channel histories (read) and bulk replay jobs */
+  history: HistoryStore;
+  replays: ReplayStore;
   /** channels' push destinations (src/destinations) */
   destinations: DestinationStore;
   /** Redis answers PING and the scripts are loaded */

@@ -28,6 +28,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   channel_not_found: 404,
   token_not_found: 404,
   webhook_not_found: 404,
+  history_not_found: 404,
   destination_not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

@@ -130,6 +130,7 @@ export const DEFAULT_CHANNEL_CONFIG = {
   delay_seconds: 0,
   retention_seconds: 3 * 86400,
   receive_wait_seconds: 0,
+  history_seconds: 0,
   group_order: 'strict',
   fifo: false,
 } as const;

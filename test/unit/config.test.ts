@@ -37,6 +37,7 @@ test('defaults: port 8080 on 0.0.0.0, metrics 9464, embedded Redis in ./data, th
       max_webhook_bytes: 1_048_576,
       webhook_refusals_per_second: 10,
       max_sqs_message_bytes: 262_144,
+      max_history_seconds: 86_400,
     },
     paid: {
       max_storage_bytes: 100_000_000,
@@ -47,6 +48,7 @@ test('defaults: port 8080 on 0.0.0.0, metrics 9464, embedded Redis in ./data, th
       max_webhook_bytes: 1_048_576,
       webhook_refusals_per_second: 10,
       max_sqs_message_bytes: 262_144,
+      max_history_seconds: 2_592_000,
     },
   });
   expect(c.maxWsConnectionsPerToken).toBe(10_000);
@@ -94,7 +96,7 @@ test.each([
   ],
   [
     { RELAY_PLANS: '{"free":{"max_chanels":5}}' },
-    'RELAY_PLANS.free.max_chanels is not a plan limit; use max_storage_bytes, max_channels, retention_seconds, rate_limit_per_second, rate_limit_burst, max_tokens, max_websocket_connections, max_long_polls, max_webhook_bytes, webhook_refusals_per_second, max_sqs_message_bytes',
+    'RELAY_PLANS.free.max_chanels is not a plan limit; use max_storage_bytes, max_channels, retention_seconds, rate_limit_per_second, rate_limit_burst, max_tokens, max_websocket_connections, max_long_polls, max_webhook_bytes, webhook_refusals_per_second, max_sqs_message_bytes, max_history_seconds',
   ],
   [
     { RELAY_PLANS: '{"gold":{"max_channels":5}}' },
@@ -163,6 +165,7 @@ test('RELAY_PLANS overrides a plan field by field and may add plans', () => {
     max_webhook_bytes: 1_048_576,
     webhook_refusals_per_second: 10,
     max_sqs_message_bytes: 262_144,
+    max_history_seconds: 86_400,
   });
 });
 

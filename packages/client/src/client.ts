@@ -28,6 +28,11 @@ import type {
   TokenCreateOptions,
   TokenInfo,
   WhoAmI,
+  HistoryPage,
+  HistoryQuery,
+  HistoryRecord,
+  ReplayJob,
+  ReplayJobInput,
   Destination,
   DestinationAttempt,
   DestinationSettings,
@@ -281,6 +286,74 @@ export class RelayClient implements RelayApi {
     return this.call(
       'GET',
       `${destinationPath(channel, id)}/attempts${q ? `?${q}` : ''}`,
+      undefined,
+      {
+        idempotent: true,
+      },
+    );
+  }
+
+  /**
+   * A page of a channel's message history, newest first (docs/api/history.md): `since`,
+   * `until` (epoch ms or ISO-8601), `status`, `filter` (a filter object), `limit`, `cursor`.
+   */
+  history(channel: string, query: HistoryQuery = {}): Promise<HistoryPage> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      if (value === undefined || value === null) continue;
+      params.set(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
+    }
+    const qs = params.toString();
+    return this.call('GET', `${channelPath(channel)}/history${qs ? `?${qs}` : ''}`, undefined, {
+      idempotent: true,
+    });
+  }
+
+  /** One message of a channel's history: as received, with its timeline. */
+  historyRecord(channel: string, messageId: string): Promise<HistoryRecord> {
+    return this.call(
+      'GET',
+      `${channelPath(channel)}/history/${encodeURIComponent(messageId)}`,
+      undefined,
+      { idempotent: true },
+    );
+  }
+
+  /** Stores a copy of a message of the history in `to` (default the same channel). */
+  replayMessage(channel: string, messageId: string, to?: string): Promise<SendResult> {
+    return this.call(
+      'POST',
+      `${channelPath(channel)}/history/${encodeURIComponent(messageId)}/replay`,
+      { to },
+      { idempotent: false },
+    );
+  }
+
+  /** Starts a bulk replay job (or, with dryRun, counts what it would replay). */
+  createReplay(channel: string, job: ReplayJobInput): Promise<ReplayJob> {
+    // the filter goes as JSON text: its keys are the relay's, never renamed
+    const { filter, ...rest } = job;
+    const body = { ...rest, filter: filter === undefined ? undefined : JSON.stringify(filter) };
+    return this.call('POST', `${channelPath(channel)}/replays`, body, { idempotent: false });
+  }
+
+  /** A bulk replay job's progress. */
+  replayJob(channel: string, id: string): Promise<ReplayJob> {
+    return this.call(
+      'GET',
+      `${channelPath(channel)}/replays/${encodeURIComponent(id)}`,
+      undefined,
+      {
+        idempotent: true,
+      },
+    );
+  }
+
+  /** Cancels a bulk replay job. */
+  cancelReplay(channel: string, id: string): Promise<ReplayJob> {
+    return this.call(
+      'DELETE',
+      `${channelPath(channel)}/replays/${encodeURIComponent(id)}`,
       undefined,
       {
         idempotent: true,

@@ -239,6 +239,66 @@ export type RelayEvent =
   | { type: 'subscribed'; channelId?: string; channels?: string[] }
   | { type: 'new_message'; channelId: string };
 
+/** A history search (docs/api/history.md). */
+export interface HistoryQuery {
+  since?: number | string;
+  until?: number | string;
+  status?: 'pending' | 'in_flight' | 'acked' | 'dead' | 'expired' | 'purged';
+  filter?: Record<string, unknown>;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface HistorySummary {
+  id: string;
+  receivedAt: number;
+  entrance: string;
+  status: string;
+  attempts: number;
+  size: number;
+  groupId: string | null;
+  preview: string;
+}
+
+export interface HistoryPage {
+  items: HistorySummary[];
+  nextCursor: string | null;
+}
+
+export interface HistoryRecord extends HistorySummary {
+  body: unknown;
+  contentType: string;
+  metadata: Record<string, unknown>;
+  webhook: {
+    method: string;
+    query: string;
+    headers: Record<string, string>;
+    verified: boolean | null;
+  } | null;
+  timeline: { type: string; at: number; [field: string]: unknown }[];
+}
+
+export interface ReplayJobInput {
+  since: number | string;
+  until?: number | string;
+  status?: HistoryQuery['status'];
+  filter?: Record<string, unknown>;
+  to?: string;
+  ratePerSecond?: number;
+  dryRun?: boolean;
+}
+
+export interface ReplayJob {
+  id: string;
+  state: 'planned' | 'queued' | 'running' | 'done' | 'cancelled' | 'failed';
+  matched: number;
+  replayed: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  to: string;
+  ratePerSecond: number;
+}
+
 /** A push destination's settings (docs/api/destinations.md). */
 export interface DestinationSettings {
   url: string;

@@ -243,7 +243,13 @@ function renderChannels(channels) {
       if (selected === c.id) $('channel-detail').hidden = true;
       loadChannels();
     });
-    td.append(open, ' ', pause, ' ', purge, ' ', del);
+    const inspect = el('button', 'Inspector', {
+      type: 'button',
+      class: 'secondary',
+      'aria-label': `Inspector of channel ${c.id}`,
+    });
+    inspect.addEventListener('click', () => openInspector(c.id));
+    td.append(open, ' ', inspect, ' ', pause, ' ', purge, ' ', del);
     tr.append(td);
     rows.append(tr);
   }
@@ -683,3 +689,179 @@ if (linkToken) {
     .then(signedIn)
     .catch(() => signedOut());
 }
+
+// --- Inspector: the channel's history (docs/api/history.md). Every value from a message
+// (body, headers, query, metadata) is written with textContent: no sender's HTML ever runs.
+let inspected = null;
+let inspectorCursor = null;
+let bulkJob = null;
+let bulkTimer = null;
+
+const historyPath = (suffix = '') =>
+  `/v1/relay/channels/${encodeURIComponent(inspected)}/history${suffix}`;
+
+function selection() {
+  const out = {};
+  if ($('insp-status').value) out.status = $('insp-status').value;
+  if ($('insp-since').value.trim()) out.since = $('insp-since').value.trim();
+  if ($('insp-until').value.trim()) out.until = $('insp-until').value.trim();
+  if ($('insp-filter').value.trim()) out.filter = $('insp-filter').value.trim();
+  return out;
+}
+
+function openInspector(channel) {
+  inspected = channel;
+  $('inspector-title').textContent = `Inspector: ${channel}`;
+  $('inspector').hidden = false;
+  $('insp-detail').hidden = true;
+  searchHistory(false).catch((e) => say(e.message, true));
+}
+
+async function searchHistory(more) {
+  const params = new URLSearchParams(selection());
+  params.set('limit', '50');
+  if (more && inspectorCursor) params.set('cursor', inspectorCursor);
+  const page = await api('GET', `${historyPath()}?${params}`);
+  if (!more) $('insp-rows').replaceChildren();
+  for (const item of page.items) {
+    const tr = el('tr');
+    const open = el('button', new Date(item.received_at).toISOString(), {
+      type: 'button',
+      class: 'link',
+      'aria-label': `Show message ${item.id}`,
+    });
+    open.addEventListener('click', () => showRecord(item.id).catch((e) => say(e.message, true)));
+    const when = el('td');
+    when.append(open);
+    tr.append(when, el('td', item.status), el('td', item.attempts), el('td', item.entrance));
+    tr.append(el('td', item.group_id ?? '-'), el('td', item.preview));
+    $('insp-rows').append(tr);
+  }
+  inspectorCursor = page.next_cursor;
+  $('insp-more').hidden = page.next_cursor === null;
+  if (!more && page.items.length === 0) say('No messages in this history match.');
+}
+
+function prettyBody(record) {
+  if (record.content_type === 'json') return JSON.stringify(record.body, null, 2);
+  if (record.content_type === 'text') {
+    try {
+      return JSON.stringify(JSON.parse(record.body), null, 2);
+    } catch {
+      return String(record.body);
+    }
+  }
+  return `${record.content_type} (base64): ${record.body}`;
+}
+
+async function showRecord(id) {
+  const r = await api('GET', historyPath(`/${encodeURIComponent(id)}`));
+  $('insp-detail').hidden = false;
+  $('insp-detail').dataset.id = r.id;
+  $('insp-detail-title').textContent = `${r.id}: ${r.status}, ${counted(r.attempts, 'attempt')}${
+    r.group_id ? `, group ${r.group_id}` : ''
+  }`;
+  const hook = r.webhook;
+  $('insp-verdict').textContent = hook
+    ? `Webhook ${hook.method} ${hook.query ? `?${hook.query}` : ''} — signature ${
+        hook.verified === null ? 'not checked' : hook.verified ? 'verified' : 'NOT verified'
+      }`
+    : `Received through ${r.entrance}`;
+  const headers = $('insp-headers');
+  headers.replaceChildren();
+  for (const [name, value] of Object.entries(hook ? hook.headers : {})) {
+    const tr = el('tr');
+    tr.append(el('th', name), el('td', value));
+    headers.append(tr);
+  }
+  const timeline = $('insp-timeline');
+  timeline.replaceChildren();
+  for (const t of r.timeline) {
+    const { type, at, ...rest } = t;
+    const extra = Object.entries(rest)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
+    timeline.append(el('li', `${new Date(at).toISOString()} ${type} ${extra}`));
+  }
+  $('insp-body').textContent = prettyBody(r);
+}
+
+$('inspector-search').addEventListener('submit', (event) => {
+  event.preventDefault();
+  searchHistory(false).catch((e) => say(e.message, true));
+});
+$('insp-more').addEventListener('click', () =>
+  searchHistory(true).catch((e) => say(e.message, true)),
+);
+$('insp-replay').addEventListener('click', async () => {
+  const id = $('insp-detail').dataset.id;
+  const to = $('insp-to').value.trim();
+  const r = await api(
+    'POST',
+    historyPath(`/${encodeURIComponent(id)}/replay`),
+    to ? { to } : {},
+  ).catch((e) => say(e.message, true));
+  if (r) say(`Replayed as ${r.id}.`);
+});
+
+function jobBody(dryRun) {
+  const s = selection();
+  const body = { since: s.since ?? 0, dry_run: dryRun };
+  if (s.until) body.until = s.until;
+  if (s.status) body.status = s.status;
+  if (s.filter) body.filter = JSON.parse(s.filter);
+  const to = $('bulk-to').value.trim();
+  if (to) body.to = to;
+  body.rate_per_second = Number($('bulk-rate').value) || 100;
+  return body;
+}
+
+function showJob(job) {
+  $('bulk-progress').hidden = false;
+  $('bulk-progress').max = Math.max(job.matched, 1);
+  $('bulk-progress').value = job.replayed;
+  $('bulk-state').textContent = `${job.state}: ${job.replayed} of ${job.matched} replayed`;
+  const ended = ['done', 'cancelled', 'failed'].includes(job.state);
+  $('bulk-cancel').hidden = ended;
+  if (ended) clearInterval(bulkTimer);
+}
+
+$('insp-bulk').addEventListener('click', async () => {
+  $('bulk-progress').hidden = true;
+  $('bulk-state').textContent = '';
+  $('bulk-cancel').hidden = true;
+  $('bulk-start').hidden = false;
+  $('bulk-count').textContent = 'Counting…';
+  $('bulk').showModal();
+  const dry = await api(
+    'POST',
+    `/v1/relay/channels/${encodeURIComponent(inspected)}/replays`,
+    jobBody(true),
+  ).catch((e) => {
+    $('bulk-count').textContent = e.message;
+    return null;
+  });
+  if (dry) $('bulk-count').textContent = `${counted(dry.matched, 'message')} match.`;
+});
+
+$('bulk-start').addEventListener('click', async () => {
+  const path = `/v1/relay/channels/${encodeURIComponent(inspected)}/replays`;
+  bulkJob = await api('POST', path, jobBody(false)).catch((e) => {
+    $('bulk-state').textContent = e.message;
+    return null;
+  });
+  if (!bulkJob) return;
+  $('bulk-start').hidden = true;
+  showJob(bulkJob);
+  clearInterval(bulkTimer);
+  bulkTimer = setInterval(async () => {
+    const job = await api('GET', `${path}/${bulkJob.id}`).catch(() => null);
+    if (job) showJob(job);
+  }, 500);
+});
+
+$('bulk-cancel').addEventListener('click', async () => {
+  const path = `/v1/relay/channels/${encodeURIComponent(inspected)}/replays/${bulkJob.id}`;
+  const job = await api('DELETE', path).catch((e) => say(e.message, true));
+  if (job) showJob(job);
+});

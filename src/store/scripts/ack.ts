@@ -13,7 +13,7 @@ export interface AckArgs extends CallerArgs {
 
 export const ackScript = defineScript<AckArgs>({
   name: 'ack',
-  keys: ['account', 'channel', 'caller', 'deadLetter'],
+  keys: ['account', 'channel', 'caller', 'history', 'deadLetter'],
   argv: ['token_id', 'proof', 'rate', 'channel', 'must_exist', 'dead_letter_channel', 'a'],
 });
 

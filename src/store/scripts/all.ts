@@ -31,6 +31,7 @@ import { pullScript } from './pull';
 import { deadLetterSourcesScript, redriveScript } from './redrive';
 import { releaseScript } from './release';
 import { routesSetScript } from './routesSet';
+import { replayCancelScript, replayClaimScript, replayProgressScript } from './replays';
 import { sendScript } from './send';
 import { sendRoutedScript } from './sendRouted';
 import { dueChannelsScript, sweepChannelScript } from './sweep';
@@ -77,6 +78,9 @@ export const ALL_SCRIPTS: readonly AnyScriptSpec[] = [
   webhookDeleteScript,
   webhookLookupScript,
   webhookRefusedScript,
+  replayClaimScript,
+  replayProgressScript,
+  replayCancelScript,
   destinationSaveScript,
   destinationDeleteScript,
   destinationRedriveScript,

@@ -24,7 +24,7 @@ export interface ChannelConfigureArgs {
 /** The named settings to change follow as the tail, each 'name=value' ('name=' removes it). */
 export const channelConfigureScript = defineScript<ChannelConfigureArgs>({
   name: 'channel_configure',
-  keys: ['account', 'channel'],
+  keys: ['account', 'channel', 'history'],
   argv: [
     'channel',
     'max_attempts',

@@ -8,7 +8,7 @@ export interface ChannelDeleteArgs {
 /** Its calls pass the webhooks group (webhooks: true). */
 export const channelDeleteScript = defineScript<ChannelDeleteArgs>({
   name: 'channel_delete',
-  keys: ['account', 'channel', 'webhooks', 'tags'],
+  keys: ['account', 'channel', 'webhooks', 'tags', 'history'],
   argv: ['channel'],
 });
 

@@ -11,12 +11,14 @@ import {
   channelKeyList,
   destinationKeyList,
   duePartitionKeys,
+  historyKeyList,
   holdersKey,
   rateLimitKey,
   routesKey,
   systemKeys,
   tagsKey,
   webhookRefusalsKey,
+  replayKeys,
   webhooksKey,
   type HolderKind,
 } from '../keys';
@@ -34,9 +36,13 @@ export const KEY_GROUPS = {
   account: ['account', 'channels', 'timers', 'usage', 'events', 'tokens'],
   channel: ['q', 'f', 'm', 'x', 'd', 'dx'],
   caller: ['rate', 'token_rate'],
+  /** the channel's history (lua/lib/history.lua) */
+  history: ['h', 'hi', 'he'],
   deadLetter: ['q', 'f', 'm', 'x', 'd', 'dx'],
   /** a second channel: redrive's target, sweep_channel's dead-letter channel (or its own) */
   target: ['q', 'f', 'm', 'x', 'd', 'dx'],
+  /** a channel's bulk replay jobs (lua/replay_*.lua) */
+  replay: ['jobs', 'order', 'lease'],
   webhooks: ['webhooks'],
   refusals: ['refusals'],
   tags: ['tags'],
@@ -159,6 +165,12 @@ function groupKeys<A extends object>(
       return accountKeyList(need(spec, on.account, group));
     case 'channel':
       return channelKeyList(need(spec, on.account, group), need(spec, on.channel, group));
+    case 'history':
+      return historyKeyList(need(spec, on.account, group), need(spec, on.channel, group));
+    case 'replay': {
+      const r = replayKeys(need(spec, on.account, group), need(spec, on.channel, group));
+      return [r.jobs, r.order, r.lease];
+    }
     case 'target':
       return channelKeyList(need(spec, on.account, group), need(spec, on.target, group));
     case 'caller': {

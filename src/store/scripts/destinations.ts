@@ -55,7 +55,7 @@ export interface DestinationTakeArgs {
 
 export const destinationTakeScript = defineScript<DestinationTakeArgs>({
   name: 'destination_take',
-  keys: ['account', 'channel', 'destination'],
+  keys: ['account', 'channel', 'destination', 'history'],
   argv: ['channel', 'id', 'max', 'nonces'],
 });
 
@@ -80,11 +80,16 @@ export interface DestinationResultArgs {
   cooldown_ms: number;
   disable_after_ms: number;
   dead_letter_channel: string;
+  /** the destination's attempt number, for the channel's history */
+  attempt: number;
+  duration_ms: number;
+  /** the receiver's HTTP status, '' when there was no answer */
+  status: number | '';
 }
 
 export const destinationResultScript = defineScript<DestinationResultArgs>({
   name: 'destination_result',
-  keys: ['account', 'channel', 'destination', 'deadLetter'],
+  keys: ['account', 'channel', 'destination', 'history', 'deadLetter'],
   argv: [
     'channel',
     'id',
@@ -98,6 +103,9 @@ export const destinationResultScript = defineScript<DestinationResultArgs>({
     'cooldown_ms',
     'disable_after_ms',
     'dead_letter_channel',
+    'attempt',
+    'duration_ms',
+    'status',
   ],
 });
 

@@ -1,6 +1,6 @@
 /**
  * The Lua scripts. Each takes the KEYS its header says (header.ts reads them). Scripts are read from lua/
- * with the plan prelude (plans.ts), lua/lib/common.lua and lua/lib/caller.lua prepended, registered as ioredis commands (EVALSHA
+ * with the plan prelude (plans.ts), lua/lib/common.lua, lua/lib/caller.lua and lua/lib/history.lua prepended, registered as ioredis commands (EVALSHA
  * with a fallback to EVAL, so a SCRIPT FLUSH or a Redis restart is survived),
  * and loaded at start-up: the service is not ready until they are.
  */
@@ -50,6 +50,9 @@ export const SCRIPT_NAMES = [
   'webhook_delete',
   'webhook_lookup',
   'webhook_refused',
+  'replay_claim',
+  'replay_progress',
+  'replay_cancel',
   'destination_save',
   'destination_delete',
   'destination_redrive',
@@ -93,7 +96,7 @@ export function scriptSources(
   const cached = cachedSources.get(prelude);
   if (cached) return cached;
   const dir = luaDir();
-  const lib = ['common', 'caller']
+  const lib = ['common', 'caller', 'history']
     .map((name) => fs.readFileSync(path.join(dir, 'lib', `${name}.lua`), 'utf8'))
     .join('\n');
   const sources = {} as Record<ScriptName, string>;

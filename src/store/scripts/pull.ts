@@ -18,7 +18,7 @@ export interface PullArgs extends CallerArgs {
 
 export const pullScript = defineScript<PullArgs>({
   name: 'pull',
-  keys: ['account', 'channel', 'caller', 'deadLetter'],
+  keys: ['account', 'channel', 'caller', 'history', 'deadLetter'],
   argv: [
     'token_id',
     'proof',

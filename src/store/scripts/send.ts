@@ -15,7 +15,7 @@ export interface SendArgs extends CallerArgs {
 
 export const sendScript = defineScript<SendArgs>({
   name: 'send',
-  keys: ['account', 'channel', 'caller', 'routes', 'webhooks'],
+  keys: ['account', 'channel', 'caller', 'routes', 'history', 'webhooks'],
   argv: ['token_id', 'proof', 'rate', 'channel', 'must_exist', 'webhook_id', 'route_version', 'n'],
 });
 

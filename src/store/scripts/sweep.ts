@@ -24,7 +24,7 @@ export interface SweepChannelArgs {
 
 export const sweepChannelScript = defineScript<SweepChannelArgs>({
   name: 'sweep_channel',
-  keys: ['account', 'channel', 'target'],
+  keys: ['account', 'channel', 'target', 'history'],
   argv: ['channel', 'dead_letter_channel', 'limit', 'fanout_window_ms'],
 });
 

@@ -211,6 +211,7 @@ describe('channel limit', () => {
       delay_seconds: 0,
       retention_seconds: 3600,
       receive_wait_seconds: 0,
+      history_seconds: 0,
       group_order: 'strict',
       fifo: false,
     });

@@ -17,6 +17,7 @@ const env = {
   RELAY_SWEEP_INTERVAL_MS: '60000',
   RELAY_GAUGE_INTERVAL_MS: '60000',
   RELAY_DUE_REPAIR_PASS_MS: '60000',
+  RELAY_REPLAY_TICK_MS: '60000',
   RELAY_PLANS: JSON.stringify({
     tight: {
       max_storage_bytes: 1_000_000,

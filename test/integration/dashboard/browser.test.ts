@@ -296,6 +296,102 @@ test('the channel view shows and sets the channel settings, and pauses and resum
   }
 }, 60_000);
 
+test('the Inspector shows hostile header and body values as text (no script runs) and replays from the detail pane and the dialog', async () => {
+  const dialogs: string[] = [];
+  const { p, owner, close } = await signedInAs('inspect', (page) =>
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    }),
+  );
+  try {
+    const on = await api('PUT', '/v1/relay/channels/inbox', owner, { history_seconds: 3600 });
+    expect(on.status).toBe(200);
+    const hook = await api('POST', '/v1/relay/channels/inbox/webhooks', owner, {});
+    const hostileHeader = '<img src=x onerror="window.__pwned=1;alert(1)">';
+    const hostileBody =
+      '{"html":"<img src=x onerror=window.__pwned=2;alert(2)>","end":"</pre><script>window.__pwned=3;alert(3)</script>"}';
+    const delivered = await fetch(String(hook.body.result.url), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Evil': hostileHeader },
+      body: hostileBody,
+    });
+    expect(delivered.status).toBe(200);
+    const text = '<script>window.__pwned=4;alert(4)</script><b onmouseover=alert(5)>x</b>';
+    const sent = await api('POST', '/v1/relay/channels/inbox/messages', owner, {
+      body: text,
+      content_type: 'text',
+      group_id: 'tenant-1',
+    });
+    expect(sent.status).toBe(200);
+
+    await p.getByRole('button', { name: 'Channels' }).click();
+    await p.getByRole('button', { name: 'Inspector of channel inbox' }).click();
+    await p.locator('#insp-rows tr').nth(1).waitFor();
+    // the list's previews are the bodies' text
+    const previews = await p.locator('#insp-rows tr td:nth-child(6)').allTextContents();
+    expect(previews).toEqual([text, hostileBody]);
+    const groups = await p.locator('#insp-rows tr td:nth-child(5)').allTextContents();
+    expect(groups).toEqual(['tenant-1', '-']);
+
+    // the webhook delivery's detail: the header and the body as text
+    const items = (await api('GET', '/v1/relay/channels/inbox/history', owner)).body.result
+      .items as unknown as { id: string; entrance: string }[];
+    const original = items.find((i) => i.entrance === 'webhook')!.id;
+    await p.getByRole('button', { name: `Show message ${original}` }).click();
+    await p.locator('#insp-headers tr').first().waitFor();
+    const evil = p.locator('#insp-headers tr', { has: p.locator('th', { hasText: /^x-evil$/ }) });
+    expect(await evil.locator('td').textContent()).toBe(hostileHeader);
+    expect(JSON.parse((await p.locator('#insp-body').textContent())!)).toEqual(
+      JSON.parse(hostileBody),
+    );
+    expect(await p.locator('#insp-timeline li').first().textContent()).toContain(
+      'received entrance=webhook',
+    );
+    await p.screenshot({ path: path.join(SHOTS, 'inspector.png') });
+
+    // the Replay button of the detail pane: a copy in another channel, exact body and headers
+    await p.getByLabel('Replay to channel (empty: this one)').fill('copies');
+    await p.getByRole('button', { name: 'Replay', exact: true }).click();
+    await p.getByText(/^Replayed as [0-9a-f-]{36}\.$/).waitFor();
+    const copyId = (await p.locator('#status').textContent())!.slice('Replayed as '.length, -1);
+    const pulled = await api('POST', '/v1/relay/channels/copies/messages/pull', owner, {});
+    const [copy] = pulled.body.result.messages as unknown as {
+      id: string;
+      body: string;
+      metadata: { replay: { of: string }; webhook: { headers: Record<string, string> } };
+    }[];
+    expect(copy.id).toBe(copyId);
+    expect(copy.body).toBe(hostileBody);
+    expect(copy.metadata.replay.of).toBe(original);
+    expect(copy.metadata.webhook.headers['x-evil']).toBe(hostileHeader);
+
+    // the other record's detail, then the bulk dialog: the dry run's count first, then done
+    const other = items.find((i) => i.entrance === 'api')!.id;
+    await p.getByRole('button', { name: `Show message ${other}` }).click();
+    await waitForText(p.locator('#insp-body'), text);
+    expect(await p.locator('#insp-detail-title').textContent()).toBe(
+      `${other}: pending, 0 attempts, group tenant-1`,
+    );
+    await p.getByRole('button', { name: 'Replay all matching…' }).click();
+    await p.getByText('2 messages match.').waitFor();
+    await p.getByLabel('To channel (empty: this one)', { exact: true }).fill('bulk');
+    await p.getByRole('button', { name: 'Start replay' }).click();
+    await p.getByText('done: 2 of 2 replayed').waitFor({ timeout: 15_000 });
+    expect((await api('GET', '/v1/relay/channels/bulk', owner)).body.result.queued).toBe(2);
+    await p.getByRole('button', { name: 'Close' }).click();
+
+    // nothing from a sender ran or became an element
+    expect(await p.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBe(
+      undefined,
+    );
+    expect(dialogs).toEqual([]);
+    expect(await p.locator('#inspector img, #inspector script, #inspector b').count()).toBe(0);
+  } finally {
+    await close();
+  }
+}, 60_000);
+
 /** Waits until the element's text is exactly `text`. */
 async function waitForText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {
   for (let i = 0; i < 100; i++) {

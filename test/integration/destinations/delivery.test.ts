@@ -250,6 +250,48 @@ test('parallelism 1: a failing message is retried on its schedule before any lat
   expect(d.last_failure).toBe('HTTP 500');
 });
 
+test("a channel's history notes each attempt (status, duration), its retry and the ack", async () => {
+  const { ca, auth } = await setup('dh', { retry: { schedule_seconds: [0, 0], max_attempts: 3 } });
+  const on = await pods.a.http
+    .put('/v1/relay/channels/orders')
+    .set('Authorization', auth)
+    .send({ history_seconds: 3600 });
+  expect(on.status).toBe(200);
+  let answered = 0;
+  receiver.answer = () => (answered++ === 0 ? { status: 500 } : { status: 200, delayMs: 120 });
+  const id = (await ca.send('orders', { body: { n: 1 } })).body.result.id as string;
+  const detail = async () =>
+    (await pods.b.http.get(`/v1/relay/channels/orders/history/${id}`).set('Authorization', auth))
+      .body.result;
+  await eventually(async () => (await detail()).status === 'acked', 15_000);
+  const d = await detail();
+  expect(d.timeline.map((t: { type: string }) => t.type)).toEqual([
+    'received',
+    'delivery',
+    'retry',
+    'delivery',
+    'ack',
+  ]);
+  expect(d.timeline[1]).toMatchObject({
+    via: 'destination',
+    attempt: 1,
+    status: 500,
+    outcome: 'fail',
+  });
+  expect(d.timeline[2]).toMatchObject({ type: 'retry', delay_ms: 0 });
+  expect(d.timeline[3]).toMatchObject({
+    via: 'destination',
+    attempt: 2,
+    status: 200,
+    outcome: 'ok',
+  });
+  // the receiver held the second answer 120 ms: the duration says so, and the delivery's time
+  // is when the request started (before the ack)
+  expect(d.timeline[3].duration_ms).toBeGreaterThanOrEqual(100);
+  expect(d.timeline[3].at).toBeLessThanOrEqual(d.timeline[4].at - 100);
+  expect(d.attempts).toBe(2);
+});
+
 test('spent attempts keep the message as dead in the channel (dead_count), redrive brings it back', async () => {
   const { ca, auth, dest } = await setup('dd', {
     retry: { schedule_seconds: [0], max_attempts: 2 },

@@ -8,6 +8,7 @@ import { registerAccountCommands } from './account.js';
 import { registerChannelCommands } from './channels.js';
 import { registerDestinationCommands } from './destinations.js';
 import { registerForwardCommand } from './forward.js';
+import { registerHistoryCommands } from './history.js';
 import { registerMessageCommands } from './messages.js';
 import { registerRoutesCommands } from './routes.js';
 
@@ -17,6 +18,7 @@ export const CLIENT_COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerRoutesCommands,
   registerAccountCommands,
   registerForwardCommand,
+  registerHistoryCommands,
   registerDestinationCommands,
 ];
 
