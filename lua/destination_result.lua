@@ -113,10 +113,12 @@ if n >= max_attempts then
     dead_letter(k, ch, dl, channel, dlq, seq, rec, n, now, limits.max_channels)
     return { 'dead_lettered', 0, false, opened }
   end
-  -- kept in the channel, out of every consumer's reach, until redriven or expired
+  -- kept in the channel, out of every consumer's reach, until redriven or expired; scored by
+  -- its expiry, so that the dead count (ZCOUNT from now) leaves out the messages retention took
   redis.call('ZREM', ch.f, seq)
   redis.call('ZREM', ch.q, seq)
-  redis.call('ZADD', dead, now, seq .. uuid)
+  redis.call('ZREMRANGEBYSCORE', dead, '-inf', now)
+  redis.call('ZADD', dead, record_exp(rec, rest), seq .. uuid)
   return { 'dead', 0, false, opened }
 end
 local step = schedule_s[math.min(n + 1, #schedule_s)] * 1000

@@ -15,6 +15,7 @@ import {
   validateMessage,
   validatePull,
   validateRedrive,
+  validateDeadRedrive,
   validateTokenCreate,
 } from '../schemas/requests';
 import { CREATE_SCHEMA, PATCH_SCHEMA } from '../destinations/schema';
@@ -36,6 +37,7 @@ const channelExample = {
   oldest_message_ms: 1767225600000,
   groups: 0,
   blocked_groups: 0,
+  dead_count: 0,
 };
 const config = {
   dead_letter_channel: 'orders-dlq',
@@ -250,6 +252,20 @@ export const OPERATIONS: Operation[] = [
     result: RESULTS.channelDelete,
     errors: [404],
     example: { result: { deleted_count: 3 } },
+  },
+  {
+    operationId: 'redriveDeadMessages',
+    method: 'post',
+    path: '/v1/relay/channels/{channelId}/redrive',
+    tag: 'channels',
+    summary:
+      "Make the channel's dead messages (those its push destination gave up on: dead_count) available again, oldest first, with fresh attempts",
+    access: 'bearer',
+    request: validateDeadRedrive.schema,
+    requestOptional: true,
+    result: RESULTS.redrive,
+    errors: [404],
+    example: { request: { max: 1000 }, result: { moved_count: 2 } },
   },
   {
     operationId: 'whoami',

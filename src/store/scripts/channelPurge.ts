@@ -7,7 +7,7 @@ export interface ChannelPurgeArgs {
 
 export const channelPurgeScript = defineScript<ChannelPurgeArgs>({
   name: 'channel_purge',
-  keys: ['account', 'channel'],
+  keys: ['account', 'channel', 'destination'],
   argv: ['channel'],
 });
 

@@ -5,7 +5,7 @@
  * parallelism 1 across a failure, Retry-After, 410, dead messages and redrive, parallelism and
  * rate across pods, the circuit breaker, and the private-address refusal.
  */
-import { eventually, sleep, startApp } from '../../helpers/app';
+import { accountWithToken, eventually, sleep, startApp } from '../../helpers/app';
 import { accountOnPods, useTwoPods } from '../../helpers/pods';
 import { startReceiver, verifyStandardWebhooks, type Receiver } from './receiver';
 
@@ -269,6 +269,49 @@ test('spent attempts keep the message as dead in the channel (dead_count), redri
   await eventually(() => receiver.received.length === 3);
   expect(receiver.received[2].headers['x-relayq-attempts']).toBe('1');
   await eventually(async () => (await show(auth, 'orders', dest.id)).dead_count === 0);
+});
+
+test("the channel's own view counts its dead messages; POST /v1/relay/channels/{id}/redrive brings them back", async () => {
+  const { ca, auth, dest, id } = await setup('dh', {
+    retry: { schedule_seconds: [0], max_attempts: 1 },
+  });
+  receiver.answer = () => ({ status: 500 });
+  await ca.send('orders', { body: { n: 1 } });
+  await ca.send('orders', { body: { n: 2 } });
+  await eventually(async () => (await ca.channel('orders')).body.result.dead_count === 2);
+  const view = (await ca.channel('orders')).body.result;
+  // dead messages are neither queued, delayed nor in flight
+  expect([view.queued, view.delayed, view.in_flight, view.dead_count]).toEqual([0, 0, 0, 2]);
+  const listed = await pods.b.http.get('/v1/relay/channels').set('Authorization', auth);
+  expect(listed.body.result.channels[0]).toMatchObject({ id: 'orders', dead_count: 2 });
+  expect((await show(auth, 'orders', dest.id)).dead_count).toBe(2);
+
+  const redrive = (channel: string, body: object = {}, token = auth) =>
+    pods.b.http
+      .post(`/v1/relay/channels/${channel}/redrive`)
+      .set('Authorization', token)
+      .send(body);
+  expect((await redrive('orders', { max: 0 })).status).toBe(400);
+  const missing = await redrive('nowhere');
+  expect(missing.status).toBe(404);
+  expect(missing.body.errors[0].message).toBe('channel nowhere does not exist');
+  const other = await accountWithToken(pods.a, id, { channels: ['elsewhere'] });
+  expect((await redrive('orders', {}, other.auth)).status).toBe(403);
+
+  receiver.answer = () => ({ status: 200 });
+  const first = await redrive('orders', { max: 1 });
+  expect(first.status).toBe(200);
+  expect(first.body.result).toEqual({ moved_count: 1 });
+  await eventually(() => receiver.received.length === 3);
+  expect(JSON.parse(receiver.received[2].body.toString())).toEqual({ n: 1 });
+  expect((await redrive('orders')).body.result).toEqual({ moved_count: 1 });
+  await eventually(() => receiver.received.length === 4);
+  await eventually(async () => {
+    const v = (await ca.channel('orders')).body.result;
+    return v.dead_count === 0 && v.queued === 0 && v.in_flight === 0;
+  });
+  // a channel without dead messages (or without a destination) moves none
+  expect((await redrive('orders')).body.result).toEqual({ moved_count: 0 });
 });
 
 test('with a dead-letter channel, spent attempts move the message there', async () => {
