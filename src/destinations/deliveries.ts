@@ -10,7 +10,7 @@
 import client from 'prom-client';
 import type { Logger } from 'pino';
 import type { DestinationRecord, Relay, TakenMessage } from '../relay';
-import { destinationRequest, verifiedWebhookOf } from './request';
+import { destinationRequest } from './request';
 import { sendAttempt, type AttemptAnswer } from './send';
 
 export interface DeliveryOptions {
@@ -143,16 +143,8 @@ class DestinationLoop {
     let answer: AttemptAnswer;
     let messageId = '';
     try {
-      const webhook = verifiedWebhookOf(message.messageJson);
-
-      const provider = webhook ? await relay.webhooks.replaySigner(this.account, webhook.id) : null;
-      const request = destinationRequest(
-        record,
-        message.messageJson,
-        message.attempt,
-        Date.now(),
-        provider,
-      );
+      const [messageJson] = await relay.webhooks.resign(this.account, [message.messageJson]);
+      const request = destinationRequest(record, messageJson, message.attempt, Date.now());
       messageId = request.headers['x-relayq-message-id'];
       answer = await sendAttempt({
         ...request,

@@ -35,7 +35,13 @@ export { publicToken, type IssuedToken, type PublicToken } from './tokens';
 export { accountNotFound } from './accounts';
 export { unknownWebhook, type FoundWebhook } from './webhooks';
 export { destinationNotFound, type Destinations } from './destinations';
-export { withFreshSignature, type ReplaySigner } from './replaySignatures';
+export {
+  bodyBytes,
+  replaySeal,
+  withFreshSignature,
+  withFreshWebhookSignature,
+  type ReplaySigner,
+} from './replaySignatures';
 export type {
   AttemptOutcome,
   DestinationChange,
@@ -68,6 +74,7 @@ export type { AccountEvent, AccountListener } from '../store/events';
 
 export function createRelay(deps: RelayDeps) {
   const { store } = deps;
+  const webhooks = createWebhooks(deps);
   return {
     config: deps.config,
     log: deps.log,
@@ -86,8 +93,15 @@ export function createRelay(deps: RelayDeps) {
       options?: SendOptions,
     ): Promise<string[]> => store.queue.send(caller, channel, messages, options),
 
-    /** Leases available messages, waiting for some up to r.waitMs. */
-    pull: (r: PullRequest): Promise<PullResult> => pull(deps, r),
+    /**
+     * Leases available messages, waiting for some up to r.waitMs; verified webhook deliveries
+     * come with their provider's signature made afresh (replaySignatures.ts).
+     */
+    pull: async (r: PullRequest): Promise<PullResult> => {
+      const result = await pull(deps, r);
+      result.messages = await webhooks.resign(r.caller.accountId, result.messages);
+      return result;
+    },
 
     /** Acknowledges leases and retries others (after their delay): one script call. */
     ack: (
@@ -114,7 +128,7 @@ export function createRelay(deps: RelayDeps) {
     channels: createChannels(deps),
     tokens: createTokens(deps),
     accounts: createAccounts(deps),
-    webhooks: createWebhooks(deps),
+    webhooks,
     destinations: createDestinations(deps),
 
     /** Listens to an account's events (new messages, revocations) on this pod. */
