@@ -4,16 +4,13 @@
  * destination's state and last attempts (status, duration), pause/resume, retry now and
  * rotate secret, every value written as text. A real HTTP receiver on loopback.
  */
-import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { signInLink } from '../../../src/embedded/quickStart';
 import { eventually } from '../../helpers/app';
+import { bearerApi, launchChromium, SHOTS } from '../../helpers/browser';
 import { useRelay } from '../../helpers/useRelay';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = path.resolve(__dirname, '../../../test-artifacts/dashboard');
 
 const rq = useRelay({ listen: true, env: { RELAY_DESTINATIONS_ALLOW_PRIVATE: 'true' } });
 let browser: Browser;
@@ -23,17 +20,7 @@ let status = 500;
 let requests = 0;
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`,
-    );
-  }
-  fs.mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
   receiver = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -53,14 +40,8 @@ afterAll(async () => {
   await new Promise((resolve) => receiver.close(resolve));
 });
 
-async function api(method: string, urlPath: string, token: string, body?: unknown) {
-  const res = await fetch(`${rq.app.baseUrl}${urlPath}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as { result: Record<string, unknown> } };
-}
+const api = (method: string, urlPath: string, token: string, body?: unknown) =>
+  bearerApi(rq.app.baseUrl, method, urlPath, token, body);
 
 async function waitForText(p: Page, selector: string, text: string | RegExp): Promise<void> {
   const ok = (t: string) => (typeof text === 'string' ? t === text : text.test(t));
