@@ -22,8 +22,6 @@ export interface DeliveryOptions {
   disableAfterMs: number;
   /** most attempts kept in a destination's log */
   logMax: number;
-  /** how long a log is kept after its last attempt (ms) */
-  logTtlMs: number;
   /** connect to loopback and private addresses */
   allowPrivate: boolean;
 }
@@ -33,7 +31,6 @@ export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
   cooldownMs: 30_000,
   disableAfterMs: 5 * 24 * 3600_000,
   logMax: 1000,
-  logTtlMs: 14 * 24 * 3600_000,
   allowPrivate: false,
 };
 
@@ -186,7 +183,6 @@ class DestinationLoop {
         failure,
         entry,
         logMax: options.logMax,
-        logTtlMs: options.logTtlMs,
         cooldownMs: options.cooldownMs,
         disableAfterMs: options.disableAfterMs,
       });

@@ -61,7 +61,6 @@ export interface AttemptOutcome {
   /** the attempt's log entry (JSON text) */
   entry: string;
   logMax: number;
-  logTtlMs: number;
   cooldownMs: number;
   disableAfterMs: number;
 }

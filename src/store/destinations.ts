@@ -143,7 +143,6 @@ export function createDestinationStore(ctx: StoreContext): DestinationStore {
               failure: o.failure,
               entry: o.entry,
               log_max: o.logMax,
-              log_ttl_ms: o.logTtlMs,
               cooldown_ms: o.cooldownMs,
               disable_after_ms: o.disableAfterMs,
               dead_letter_channel: dlq,

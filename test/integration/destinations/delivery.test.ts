@@ -314,6 +314,32 @@ test("the channel's own view counts its dead messages; POST /v1/relay/channels/{
   expect((await redrive('orders')).body.result).toEqual({ moved_count: 0 });
 });
 
+test("the attempts log is kept for the channel's retention (its setting, else the plan's)", async () => {
+  const { ca, auth, id, dest } = await setup('dg');
+  const logTtl = async () =>
+    (await pods.redis.eachMaster((node) => node.pttl(`rq:{${id}}:c:orders:dst:log`))).find(
+      (ms) => ms > 0,
+    ) ?? -2;
+  await ca.send('orders', { body: { n: 1 } });
+  await eventually(() => receiver.received.length === 1);
+  await eventually(async () => (await logTtl()) > 0);
+  // the free plan keeps messages 3 days
+  expect(await logTtl()).toBeGreaterThan(259_100_000);
+  expect(await logTtl()).toBeLessThanOrEqual(259_200_000);
+  const set = await pods.a.http
+    .put('/v1/relay/channels/orders')
+    .set('Authorization', auth)
+    .send({ retention_seconds: 120 });
+  expect(set.status).toBe(200);
+  await ca.send('orders', { body: { n: 2 } });
+  await eventually(async () => (await logTtl()) <= 120_000);
+  expect(await logTtl()).toBeGreaterThan(100_000);
+  const log = await pods.b.http
+    .get(dpath('orders', `/${dest.id}/attempts`))
+    .set('Authorization', auth);
+  expect(log.body.result.attempts).toHaveLength(2);
+});
+
 test('with a dead-letter channel, spent attempts move the message there', async () => {
   const acc = await accountOnPods(pods, 'dl');
   await pods.a.http
