@@ -365,7 +365,7 @@ export const SETTINGS = {
     default: '(unset)',
     bounds: 'account ids separated by commas',
     description:
-      'accounts whose channels get per-channel series on `/metrics` (`relayq_channel_*`); each scrape reads their channels',
+      'accounts whose channels get per-channel series on `/metrics` (`relayq_channel_*`), and their push destinations per-destination ones (`relayq_destination_*`); each scrape reads their channels',
     whenUnset: Object.freeze([]) as readonly string[],
     read(raw) {
       const ids = raw.split(',').map((s) => s.trim());

@@ -158,7 +158,7 @@ class DestinationLoop {
       };
     }
     const durationMs = Date.now() - started;
-    this.owner.observe(answer.result, durationMs);
+    this.owner.observe(this.account, this.channel, answer.result, durationMs);
     const outcome = answer.status === 410 ? 'gone' : answer.result === 'success' ? 'ok' : 'fail';
     const failure =
       outcome === 'ok'
@@ -221,6 +221,10 @@ export class Deliveries {
   private stopped = true;
   private readonly attempts: client.Counter<'result'>;
   private readonly duration: client.Histogram;
+  /** per destination, for the accounts in RELAY_METRICS_ACCOUNTS */
+  private readonly listed: ReadonlySet<string>;
+  private readonly destinationAttempts: client.Counter<'account' | 'channel' | 'result'>;
+  private readonly destinationDuration: client.Histogram<'account' | 'channel'>;
 
   constructor(
     readonly relay: Relay,
@@ -229,6 +233,7 @@ export class Deliveries {
   ) {
     this.options = { ...DEFAULT_DELIVERY_OPTIONS, ...options };
     const registers = [relay.metrics.registry];
+    const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
     this.attempts = new client.Counter({
       name: 'relayq_push_attempts_total',
       help: 'Attempts to deliver a message to a push destination, by result',
@@ -238,8 +243,23 @@ export class Deliveries {
     this.duration = new client.Histogram({
       name: 'relayq_push_duration_seconds',
       help: 'Duration of attempts to deliver to push destinations',
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      buckets,
       registers,
+    });
+    this.listed = new Set(relay.config.metricsAccounts);
+    const listedRegisters = this.listed.size > 0 ? registers : [];
+    this.destinationAttempts = new client.Counter({
+      name: 'relayq_destination_attempts_total',
+      help: "Attempts to deliver to one channel's push destination, by result, for the accounts in RELAY_METRICS_ACCOUNTS",
+      labelNames: ['account', 'channel', 'result'],
+      registers: listedRegisters,
+    });
+    this.destinationDuration = new client.Histogram({
+      name: 'relayq_destination_duration_seconds',
+      help: "Duration of attempts to deliver to one channel's push destination, for the accounts in RELAY_METRICS_ACCOUNTS",
+      labelNames: ['account', 'channel'],
+      buckets,
+      registers: listedRegisters,
     });
     const loops = this.loops;
     new client.Gauge({
@@ -255,9 +275,12 @@ export class Deliveries {
     });
   }
 
-  observe(result: AttemptAnswer['result'], durationMs: number): void {
+  observe(account: string, channel: string, result: AttemptAnswer['result'], durationMs: number) {
     this.attempts.inc({ result });
     this.duration.observe(durationMs / 1000);
+    if (!this.listed.has(account)) return;
+    this.destinationAttempts.inc({ account, channel, result });
+    this.destinationDuration.observe({ account, channel }, durationMs / 1000);
   }
 
   start(): void {

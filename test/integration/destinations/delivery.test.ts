@@ -566,3 +566,41 @@ test('metrics count attempts by result and destinations by state', async () => {
   expect(text).toMatch(/relayq_destinations\{state="active"\} [1-9]/);
   expect(text).toContain('relayq_push_duration_seconds_bucket');
 });
+
+test('per-destination metrics for the accounts in RELAY_METRICS_ACCOUNTS (attempts by result, duration, dead messages)', async () => {
+  for (const pod of [pods.a, pods.b]) await pod.relay.deliveries!.stop();
+  const acc = await accountOnPods(pods, 'dmx');
+  const other = await accountOnPods(pods, 'dmy');
+  const c = await startApp(pods.redis, {
+    RELAY_DESTINATIONS_ALLOW_PRIVATE: 'true',
+    RELAY_METRICS_ACCOUNTS: acc.id,
+  });
+  try {
+    Object.assign(c.relay.deliveries!.options, { pollMs: 200 });
+    for (const { auth } of [acc, other]) {
+      const res = await c.http
+        .post(dpath('orders'))
+        .set('Authorization', auth)
+        .send({ url: receiver.url, retry: { schedule_seconds: [0], max_attempts: 2 } });
+      expect(res.status).toBe(200);
+    }
+    receiver.answer = (r) => ({ status: JSON.parse(r.body.toString()).ok ? 200 : 500 });
+    await acc.ca.send('orders', { body: { ok: true } });
+    await acc.ca.send('orders', { body: { ok: false } });
+    await other.ca.send('orders', { body: { ok: true } });
+    await eventually(async () => (await acc.ca.channel('orders')).body.result.dead_count === 1);
+    await eventually(() => receiver.received.length === 4);
+    const text = await c.relay.metrics.registry.metrics();
+    const labels = `account="${acc.id}",channel="orders"`;
+    expect(text).toContain(`relayq_destination_attempts_total{${labels},result="success"} 1`);
+    expect(text).toContain(`relayq_destination_attempts_total{${labels},result="http_5xx"} 2`);
+    expect(text).toContain(`relayq_destination_duration_seconds_count{${labels}} 3`);
+    expect(text).toContain(`relayq_channel_messages{${labels},state="dead"} 1`);
+    // an account not listed has no series of its own
+    expect(text).not.toContain(`account="${other.id}"`);
+    expect(text).toMatch(/relayq_push_attempts_total\{result="success"\} 2/);
+  } finally {
+    await c.close();
+    for (const pod of [pods.a, pods.b]) pod.relay.deliveries!.start();
+  }
+});
