@@ -11,7 +11,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { JsonClient } from './http';
+import { JsonClient, waitReady } from './http';
 import { ADMIN_TOKEN, startRedis, startRelay, stopAll } from './procs';
 import { median, pool, round } from './stats';
 
@@ -105,15 +105,7 @@ export async function runEntrances(quick: boolean): Promise<EntrancesResult> {
   const raw = poster(relay.port);
   let sqs: SQSClient | undefined;
   try {
-    for (let i = 0; ; i++) {
-      try {
-        await admin.request('GET', '/readyz');
-        break;
-      } catch (err) {
-        if (i > 200) throw err;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    await waitReady(relay.port);
     await admin.post('/v1/admin/accounts', JSON.stringify({ id: 'entrances', plan: 'paid' }));
     const issued = await admin.post<{
       result: { token: string; aws_access_key_id: string; aws_secret_access_key: string };
