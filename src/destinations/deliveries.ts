@@ -7,6 +7,8 @@
  * Nothing is held in memory that a lease does not also hold: a pod that dies leaves leases
  * that lapse (timeout_ms + 5 s), and another pod delivers the message again.
  */
+import http from 'node:http';
+import https from 'node:https';
 import client from 'prom-client';
 import type { Logger } from 'pino';
 import type { DestinationRecord, Relay, TakenMessage } from '../relay';
@@ -34,8 +36,14 @@ export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
   allowPrivate: false,
 };
 
-/** At most this many leases per take (a take is repeated at once while it finds messages). */
+/** At most this many leases per take (a take is repeated at once while it fills one). */
 const MAX_TAKE = 50;
+/**
+ * How long a loop uses the destination it read (its URL, headers, secrets; pause, flow control
+ * and the schedule are read by the scripts themselves): a change made through this pod is
+ * seen at once, one made through another pod within this.
+ */
+const RECORD_MS = 1000;
 
 class DestinationLoop {
   stopped = false;
@@ -45,6 +53,8 @@ class DestinationLoop {
   private woken = false;
   private running: Promise<void> | null = null;
   private readonly requests = new Set<Promise<void>>();
+  private record: DestinationRecord | null = null;
+  private recordAt = 0;
 
   constructor(
     readonly account: string,
@@ -59,6 +69,11 @@ class DestinationLoop {
   wake(): void {
     this.woken = true;
     this.wakeUp?.();
+  }
+
+  /** The destination was changed through this pod: read it again before the next take. */
+  invalidate(): void {
+    this.record = null;
   }
 
   async stop(): Promise<void> {
@@ -106,12 +121,17 @@ class DestinationLoop {
   /** One take; returns how long to wait before the next. */
   private async cycle(): Promise<number> {
     const { relay, options } = this.owner;
-    const record = await relay.destinations.read(this.account, this.channel);
-    if (!record) {
-      this.stopped = true;
-      return 0;
+    let record = this.record;
+    if (!record || Date.now() - this.recordAt >= RECORD_MS) {
+      record = await relay.destinations.read(this.account, this.channel);
+      if (!record) {
+        this.stopped = true;
+        return 0;
+      }
+      this.record = record;
+      this.recordAt = Date.now();
+      this.state = record.state;
     }
-    this.state = record.state;
     const taken = await relay.destinations.take(this.account, this.channel, record.id, MAX_TAKE);
     if (taken.status === 'gone') {
       // the channel was deleted: its destination goes with it
@@ -128,7 +148,10 @@ class DestinationLoop {
       });
       this.requests.add(request);
     }
-    if (taken.messages.length > 0) return 0;
+    // a full take may have left more; otherwise what frees a slot or brings a message wakes
+    // the loop (a request ending, the channel's new_message), and pollMs bounds the rest
+    if (taken.messages.length >= MAX_TAKE) return 0;
+    if (taken.messages.length > 0) return options.pollMs;
     return taken.status === 'wait'
       ? Math.max(1, Math.min(taken.waitMs, options.pollMs))
       : options.pollMs;
@@ -147,6 +170,7 @@ class DestinationLoop {
         ...request,
         timeoutMs: record.config.timeout_ms,
         allowPrivate: options.allowPrivate,
+        agent: this.owner.agentFor(request.url),
       });
     } catch (err) {
       answer = {
@@ -275,6 +299,16 @@ export class Deliveries {
     });
   }
 
+  /** Kept-alive connections to the receivers, one pool per protocol for the pod. */
+  private readonly agents = {
+    http: new http.Agent({ keepAlive: true, maxFreeSockets: 256 }),
+    https: new https.Agent({ keepAlive: true, maxFreeSockets: 256 }),
+  };
+
+  agentFor(url: string): http.Agent {
+    return url.startsWith('https:') ? this.agents.https : this.agents.http;
+  }
+
   observe(account: string, channel: string, result: AttemptAnswer['result'], durationMs: number) {
     this.attempts.inc({ result });
     this.duration.observe(durationMs / 1000);
@@ -297,8 +331,10 @@ export class Deliveries {
   /** Wakes this pod's loop of a channel (after a change made through this pod). */
   wake(account: string, channel: string): void {
     const loop = this.loops.get(`${account}/${channel}`);
-    if (loop) loop.wake();
-    else void this.refresh();
+    if (loop) {
+      loop.invalidate();
+      loop.wake();
+    } else void this.refresh();
   }
 
   /** Reads the list of destinations: starts the loops of new ones, stops those of gone ones. */
@@ -348,5 +384,7 @@ export class Deliveries {
     await Promise.all(loops.map((l) => l.stop()));
     for (const off of this.unsubscribe.values()) off();
     this.unsubscribe.clear();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 }
