@@ -5,6 +5,8 @@
  * parallelism 1 across a failure, Retry-After, 410, dead messages and redrive, parallelism and
  * rate across pods, the circuit breaker, and the private-address refusal.
  */
+import { Webhook } from 'standardwebhooks';
+import Stripe from 'stripe';
 import { accountWithToken, eventually, sleep, startApp } from '../../helpers/app';
 import { accountOnPods, useTwoPods } from '../../helpers/pods';
 import { startReceiver, verifyStandardWebhooks, type Receiver } from './receiver';
@@ -143,6 +145,8 @@ test('a JSON message is POSTed with its metadata, ids, attempts and a valid sign
   expect(r.headers['x-relayq-attempts']).toBe('1');
   expect(r.headers['webhook-id']).toBe(id);
   expect(verifyStandardWebhooks(dest.secret, r.headers, r.body, 5)).toBe(true);
+  const headers = Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, String(v)]));
+  expect(new Webhook(dest.secret).verify(r.body.toString(), headers)).toEqual({ order: 7 });
   expect(
     verifyStandardWebhooks('whsec_' + Buffer.alloc(24).toString('base64'), r.headers, r.body),
   ).toBe(false);
@@ -522,12 +526,18 @@ test('verified Stripe and Standard Webhooks deliveries are signed afresh when re
   const [, ts, v1] = /^t=(\d+),v1=([0-9a-f]+)$/.exec(String(s.headers['stripe-signature']))!;
   expect(Math.abs(Date.now() / 1000 - Number(ts))).toBeLessThanOrEqual(5);
   expect(v1).toBe(crypto.createHmac('sha256', stripeSecret).update(`${ts}.${body}`).digest('hex'));
+  const stripe = new Stripe('sk_test_destinations');
+  expect(
+    stripe.webhooks.constructEvent(s.body, String(s.headers['stripe-signature']), stripeSecret, 5),
+  ).toMatchObject({ id: 'evt_1', type: 'charge.succeeded' });
   expect(s.headers['x-relayq-original-stripe-signature']).toBe(`t=${t},v1=${stripeSig}`);
   // the destination signs too (standard-webhooks)
   expect(s.headers['webhook-signature']).toMatch(/^v1,/);
   const w = byPath['/in/sw'];
   expect(w.headers['webhook-id']).toBe('msg_1');
   expect(verifyStandardWebhooks(swSecret, w.headers, w.body, 5)).toBe(true);
+  const swHeaders = Object.fromEntries(Object.entries(w.headers).map(([k, v]) => [k, String(v)]));
+  expect(new Webhook(swSecret).verify(w.body.toString(), swHeaders)).toEqual(JSON.parse(body));
   expect(w.headers['x-relayq-original-webhook-signature']).toBe(`v1,${swSig}`);
 });
 
