@@ -201,6 +201,14 @@ export class RelayClient implements RelayApi {
     return this.call('POST', messagesPath(channel, 'redrive'), options, { idempotent: false });
   }
 
+  /**
+   * Makes up to `max` (default 1000) of the channel's dead messages (those its push destination
+   * gave up on: `deadCount`) available again, with fresh attempts. Not repeated after no response.
+   */
+  redriveDead(channel: string, options: { max?: number } = {}): Promise<RedriveResult> {
+    return this.call('POST', `${channelPath(channel)}/redrive`, options, { idempotent: false });
+  }
+
   /** Creates the channel's push destination (docs/api/destinations.md); its secret is in this answer only. */
   createDestination(channel: string, settings: DestinationSettings): Promise<Destination> {
     return this.call('POST', `${channelPath(channel)}/destinations`, settings, {
