@@ -19,7 +19,7 @@ import {
   validateTokenCreate,
 } from '../schemas/requests';
 import { CREATE_SCHEMA, PATCH_SCHEMA } from '../destinations/schema';
-import { validateWebhookBody } from '../webhooks/schema';
+import { validateSignAgain, validateWebhookBody } from '../webhooks/schema';
 import type { Operation } from './operation';
 import { RESULTS } from './results';
 
@@ -405,6 +405,26 @@ export const OPERATIONS: Operation[] = [
     result: RESULTS.redrive,
     errors: [404],
     example: { result: { moved_count: 3 } },
+  },
+  {
+    operationId: 'signWebhookDeliveryAgain',
+    method: 'post',
+    path: '/v1/relay/channels/{channelId}/webhooks/signatures',
+    tag: 'webhooks',
+    summary:
+      "A pulled Stripe or Standard Webhooks delivery's headers with the provider's signature made afresh now (for a consumer that retries a message it holds)",
+    access: 'bearer',
+    request: validateSignAgain.schema,
+    result: RESULTS.webhookSignatures,
+    errors: [400],
+    example: {
+      result: {
+        headers: {
+          'stripe-signature': 't=1767225600,v1=5257a8...',
+          'x-relayq-original-stripe-signature': 't=1767225000,v1=0d3c1e...',
+        },
+      },
+    },
   },
   // --- webhooks (docs/api/webhooks.md) ---
   {

@@ -256,6 +256,9 @@ export const RESULTS = {
   extend: strict({ extended_count: integer }),
   purge: strict({ purged_count: integer }),
   redrive: strict({ moved_count: integer }),
+  webhookSignatures: strict({
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+  }),
   channelList: strict({
     channels: { type: 'array', items: strict(channelCounts) },
   }),

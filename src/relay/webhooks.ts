@@ -89,6 +89,29 @@ export function createWebhooks(deps: RelayDeps) {
       );
     },
 
+    /**
+     * The webhook headers of one pulled message, signed afresh now (for a consumer that holds a
+     * message and retries it later: relayq forward, the SDK's forward()); null when it is not
+     * a sealed, verified delivery of one of the account's webhooks. The seal proves the body
+     * came through the webhook URL, so nothing else can be signed this way.
+     */
+    async signAgain(
+      auth: AuthContext,
+      channel: string,
+      message: Record<string, unknown>,
+    ): Promise<Record<string, string> | null> {
+      checkChannelScope(auth, channel);
+      const json = JSON.stringify(message);
+      const webhook = sealedWebhookOf(json);
+      if (!webhook) return null;
+      const signer = await replaySigner(auth.accountId, webhook.id);
+      if (!signer) return null;
+      const fresh = withFreshWebhookSignature(signer, json, deps.clock());
+      if (fresh === json) return null;
+      const m = JSON.parse(fresh) as { metadata: { webhook: { headers: Record<string, string> } } };
+      return m.metadata.webhook.headers;
+    },
+
     /** Stores the webhook (creating its channel if needed); returns its creation time. */
     async create(auth: AuthContext, record: WebhookRecord): Promise<number> {
       checkChannelScope(auth, record.channel);

@@ -26,6 +26,7 @@ import type {
   TokenInfo,
   WhoAmI,
   Destination,
+  PulledMessage,
   DestinationAttempt,
   DestinationSettings,
 } from './types.js';
@@ -207,6 +208,21 @@ export class RelayClient implements RelayApi {
    */
   redriveDead(channel: string, options: { max?: number } = {}): Promise<RedriveResult> {
     return this.call('POST', `${channelPath(channel)}/redrive`, options, { idempotent: false });
+  }
+
+  /**
+   * The webhook headers of a pulled Stripe or Standard Webhooks delivery with the provider's
+   * signature made afresh by the server now (the secret never leaves it); for a consumer that
+   * retries a message it holds (forward() does). A 400 for any other message.
+   */
+  signAgain(channel: string, message: PulledMessage): Promise<{ headers: Record<string, string> }> {
+    const { id, body, contentType, metadata } = message;
+    return this.call(
+      'POST',
+      `${channelPath(channel)}/webhooks/signatures`,
+      { message: { id, body, contentType, metadata } },
+      { idempotent: true },
+    );
   }
 
   /** Creates the channel's push destination (docs/api/destinations.md); its secret is in this answer only. */

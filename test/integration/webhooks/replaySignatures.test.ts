@@ -30,6 +30,8 @@ let server: http.Server;
 let target = '';
 const received: Received[] = [];
 let consumer: Consumer | null = null;
+/** the receiver answers 500 to this many requests first */
+let failFirst = 0;
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -42,6 +44,10 @@ beforeAll(async () => {
         body: Buffer.concat(chunks),
         at: Date.now(),
       });
+      if (failFirst > 0) {
+        failFirst--;
+        res.statusCode = 500;
+      }
       res.end('ok');
     });
   });
@@ -56,6 +62,7 @@ afterEach(async () => {
   await consumer?.stop({ timeoutMs: 2000 });
   consumer = null;
   received.length = 0;
+  failFirst = 0;
 });
 
 const headerObject = (h: http.IncomingHttpHeaders) =>
@@ -158,3 +165,46 @@ test('a pull signs afresh only what came through the webhook URL: forged webhook
     id: 'evt_3',
   });
 });
+
+test('forward retrying a delivery it holds sends it signed afresh (7 s later, 5 s tolerance); other messages are refused', async () => {
+  const hook = await createHook(rq.app, rq.auth, 'held', {
+    verify: { scheme: 'stripe', secret: STRIPE_SECRET },
+  });
+  const event = '{"id":"evt_held","type":"charge.refunded"}';
+  const original = stripeSignature(STRIPE_SECRET, event);
+  await deliver(rq.app, hook.path, event, { 'Stripe-Signature': original });
+  failFirst = 1;
+  const client = new RelayClient({ url: rq.app.baseUrl, token: rq.token });
+  consumer = forward(client, 'held', `${target}/hook`, { retrySchedule: [0, 7] });
+  await eventually(() => received.length === 2, 15_000);
+  const [first, retry] = received;
+  expect(retry.at - first.at).toBeGreaterThanOrEqual(6500);
+  expect(retry.headers['x-relayq-attempts']).toBe('2');
+  expect(String(retry.headers['stripe-signature'])).not.toBe(
+    String(first.headers['stripe-signature']),
+  );
+  expect(
+    stripe.webhooks.constructEvent(
+      retry.body,
+      String(retry.headers['stripe-signature']),
+      STRIPE_SECRET,
+      5,
+    ),
+  ).toMatchObject({ id: 'evt_held' });
+  expect(retry.headers['x-relayq-original-stripe-signature']).toBe(original);
+
+  // only a sealed delivery is signed again
+  const refused = await rq.app.http
+    .post('/v1/relay/channels/held/webhooks/signatures')
+    .set('Authorization', rq.auth)
+    .send({
+      message: {
+        id: '7f0c1d1e-0000-4000-8000-000000000000',
+        body: '{"id":"evt_forged"}',
+        content_type: 'text',
+        metadata: { webhook: { id: hook.id, headers: {}, replay_seal: 'AAAA' } },
+      },
+    });
+  expect(refused.status).toBe(400);
+  expect(refused.body.errors[0].message).toContain('replay_seal');
+}, 30_000);
