@@ -95,8 +95,10 @@ export function withFreshSignature(
 ): Record<string, string> {
   const out = { ...headers };
   const ts = Math.floor(nowMs / 1000);
+  // the received header is kept once: signing a replay again keeps the original, not the last
   const keep = (name: string) => {
-    if (out[name] !== undefined) out[`x-relayq-original-${name}`] = out[name];
+    const original = `x-relayq-original-${name}`;
+    if (out[name] !== undefined && out[original] === undefined) out[original] = out[name];
   };
   if (signer.scheme === 'stripe') {
     keep('stripe-signature');

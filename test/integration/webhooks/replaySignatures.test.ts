@@ -173,6 +173,8 @@ test('forward retrying a delivery it holds sends it signed afresh (7 s later, 5 
   const event = '{"id":"evt_held","type":"charge.refunded"}';
   const original = stripeSignature(STRIPE_SECRET, event);
   await deliver(rq.app, hook.path, event, { 'Stripe-Signature': original });
+  // the pull's signature then differs from the received one (another second)
+  await sleep(1100);
   failFirst = 1;
   const client = new RelayClient({ url: rq.app.baseUrl, token: rq.token });
   consumer = forward(client, 'held', `${target}/hook`, { retrySchedule: [0, 7] });
@@ -191,6 +193,9 @@ test('forward retrying a delivery it holds sends it signed afresh (7 s later, 5 
       5,
     ),
   ).toMatchObject({ id: 'evt_held' });
+  // signed again, the received header is still the one kept
+  expect(first.headers['x-relayq-original-stripe-signature']).toBe(original);
+  expect(first.headers['stripe-signature']).not.toBe(original);
   expect(retry.headers['x-relayq-original-stripe-signature']).toBe(original);
 
   // only a sealed delivery is signed again
