@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
-import { JsonClient } from './http';
+import { JsonClient, waitReady } from './http';
 import {
   ADMIN_TOKEN,
   NATS_BIN,
@@ -37,6 +37,7 @@ import {
   type QueueSystem,
 } from './systems';
 import { runEntrances } from './entrances';
+import { PUSH_DEFAULTS, PUSH_QUICK, runPush } from './push';
 import { runFilters } from './filters';
 import { groupsSettings, runGroups } from './groups';
 import { runRoutes } from './routes';
@@ -156,22 +157,6 @@ async function relayAccount(relay: Proc, account: string): Promise<string> {
   );
   admin.close();
   return `Bearer ${r.result.token}`;
-}
-
-async function waitReady(relay: Proc): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  const http = new JsonClient(relay.port, '', 1);
-  while (Date.now() < deadline) {
-    try {
-      await http.request('GET', '/readyz');
-      http.close();
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  http.close();
-  throw new Error('relayq did not become ready');
 }
 
 const log = (...a: unknown[]) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
@@ -370,6 +355,13 @@ async function oneRun(
     result.routes = await runRoutes(target, s.quick ? 100 : 500);
     log('   ', JSON.stringify(result.routes));
   }
+  if (want('push')) {
+    log(
+      `run ${run} push: first attempt, push vs pull+ack, every third answer a 500 (own relayq and Redis)`,
+    );
+    result.push = await runPush(s.quick ? PUSH_QUICK : PUSH_DEFAULTS);
+    log('   ', JSON.stringify(result.push));
+  }
   if (want('entrances')) {
     log(`run ${run} entrances: relay send, webhook URL, SQS SendMessage (own relayq and Redis)`);
     result.entrances = await runEntrances(s.quick);
@@ -421,7 +413,7 @@ async function main(): Promise<void> {
   const redisEs = await startRedis('everysec');
   const relay = await startRelay(redisProc.port, { cpuProfDir: s.profileDir ?? undefined });
   const relayEs = await startRelay(redisEs.port);
-  for (const r of [relay, relayEs]) await waitReady(r);
+  for (const r of [relay, relayEs]) await waitReady(r.port);
   const floorProc = await startFloor(redisProc.port, s.profileDir ?? undefined);
   const floorEs = await startFloor(redisEs.port);
   const nats = natsAvailable() ? await startNats() : null;

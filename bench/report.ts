@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { median, round } from './stats';
 import type { EntrancesResult } from './entrances';
+import type { PushResult } from './push';
 import type { FiltersResult } from './filters';
 import type { GroupsResult } from './groups';
 import type { RoutesResult } from './routes';
@@ -48,6 +49,8 @@ export interface RunResult {
   groups?: GroupsResult;
   /** message history (bench/history.ts) */
   history?: HistoryBenchResult;
+  /** push destinations (bench/push.ts) */
+  push?: PushResult;
 }
 
 export interface BenchResults {
@@ -63,7 +66,7 @@ export interface BenchResults {
 
 export interface Target {
   /** issue 18's list, a later issue's, or the earlier targets that still apply */
-  list: 'issue18' | 'issue24' | 'issue26' | 'issue27' | 'issue28' | 'earlier';
+  list: 'issue18' | 'issue24' | 'issue25' | 'issue26' | 'issue27' | 'issue28' | 'earlier';
   workload: string;
   target: string;
   measured: string;
@@ -290,6 +293,42 @@ export function targets(runs: RunResult[]): Target[] {
   );
 
   out.push(...groupTargets(runs));
+  const firstP99 = med(runs, (r) => r.push?.first_attempt.p99_ms);
+  const pushRatio = med(runs, (r) => r.push?.throughput.ratio);
+  const lost = med(runs, (r) => r.push?.failures.lost);
+  out.push(
+    target(
+      'issue25',
+      'Push',
+      "p99 from the send's answer to the start of the first attempt ≤ 100 ms at 1,000 msgs/s offered",
+      firstP99,
+      `p99 ${fmt(firstP99, 1)} ms (p50 ${fmt(
+        med(runs, (r) => r.push?.first_attempt.p50_ms),
+        1,
+      )} ms) at ${fmt(med(runs, (r) => r.push?.first_attempt.offered_per_s))} msgs/s`,
+      (v) => v <= 100,
+    ),
+    target(
+      'issue25',
+      'Push',
+      'push with parallelism 50 ≥ 0.5 of the same messages pulled and acked over HTTP',
+      pushRatio,
+      `${fmt(pushRatio, 2)}x (${fmt(med(runs, (r) => r.push?.throughput.push_per_s))} vs ${fmt(
+        med(runs, (r) => r.push?.throughput.pull_ack_per_s),
+      )} msgs/s)`,
+      (v) => v >= 0.5,
+    ),
+    target(
+      'issue25',
+      'Push',
+      'a receiver answering 500 to every third request: every message delivered, 0 lost',
+      lost,
+      `${fmt(med(runs, (r) => r.push?.failures.delivered))} of ${fmt(
+        med(runs, (r) => r.push?.failures.messages),
+      )} delivered, ${fmt(lost)} lost`,
+      (v) => v === 0,
+    ),
+  );
 
   const evaluated = med(runs, (r) => r.filters?.evaluated.p99_us);
   out.push(
@@ -470,6 +509,7 @@ function markdown(res: BenchResults, chartRel: string, jsonRel: string): string 
   for (const [list, title] of [
     ['issue18', 'Targets (issue 18)'],
     ['issue24', 'Targets (issue 24: entrances side by side)'],
+    ['issue25', 'Targets (issue 25: push destinations)'],
     ['issue26', 'Targets (issue 26: message groups, SQS FIFO)'],
     ['issue27', 'Targets (issue 27: routes)'],
     [

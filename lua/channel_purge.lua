@@ -6,6 +6,8 @@ is then set to the first record's end (the caller lowers the due index to it).
 KEYS[1..6]  account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12] channel keys: q, f, m, x, d, dx of the channel
 KEYS[13..15] history keys: h, hi, he of the channel (lua/lib/history.lua)
+KEYS[16..19] destination keys: destination, attempts, window, dead of the channel's push
+             destination (its dead list goes with the messages)
 Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
 channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
 group, known only at run time, so they cannot be declared as a KEYS group.
@@ -29,6 +31,7 @@ if HIST.on then
     end
   end
 end
+redis.call('UNLINK', KEYS[19])
 local count = drop_messages(k, ch, ARGV[1])
 history_schedule()
 return count

@@ -23,17 +23,18 @@ ARGV[5] retry_after_ms: the receiver's Retry-After (ms), or ''
 ARGV[6] failure: what failed, one line ('' on success)
 ARGV[7] entry: the attempt's log entry (JSON text)
 ARGV[8] log_max: most attempts kept in the log (integer)
-ARGV[9] log_ttl_ms: how long the log is kept after its last attempt (ms)
-ARGV[10] cooldown_ms: the breaker's first cooldown (ms)
-ARGV[11] disable_after_ms: failing this long without a success disables (ms)
-ARGV[12] dead_letter_channel: the one the caller passed keys for ('' for none)
-ARGV[13] attempt: the destination's attempt number for the message (integer)
-ARGV[14] duration_ms: how long the request took (integer)
-ARGV[15] status: the receiver's HTTP status, or '' when there was no answer
-The plan's max_channels (a dead-letter channel may have to be created) comes from PLANS.
+ARGV[9] cooldown_ms: the breaker's first cooldown (ms)
+ARGV[10] disable_after_ms: failing this long without a success disables (ms)
+ARGV[11] dead_letter_channel: the one the caller passed keys for ('' for none)
+ARGV[12] attempt: the destination's attempt number for the message (integer)
+ARGV[13] duration_ms: how long the request took (integer)
+ARGV[14] status: the receiver's HTTP status, or '' when there was no answer
+The plan's max_channels (a dead-letter channel may have to be created) and retention come
+from PLANS: the log is kept for the channel's retention (its setting, at most the plan's)
+after its last attempt, as long as the messages it tells of.
 Returns: { result ('acked', 'retry', 'dead', 'dead_lettered', 'disabled', 'stale'),
            delay_ms, lowered_due_ms or false, breaker opened for ms (0: not) }
-Errors:  STALE_CONFIG <dead_letter_channel> when ARGV[12] is not the configured one
+Errors:  STALE_CONFIG <dead_letter_channel> when ARGV[11] is not the configured one
 ]]
 local k = account_keys(1)
 local ch = channel_keys(7)
@@ -49,14 +50,18 @@ local cfg = redis.call('HGET', k.channels, channel)
 local id = redis.call('HGET', dst, 'id')
 if not cfg or id ~= ARGV[2] then return { 'stale', 0, false, 0 } end
 local _, _, dlq = parse_config(cfg)
-local stale = check_dlq(dlq, ARGV[12])
+local stale = check_dlq(dlq, ARGV[11])
 if stale then return stale end
 if dlq == '' then dl = nil end
 history_begin(k, channel, parse_settings(cfg), 17)
 
+local limits = account_limits(k)
+local retention = limits.retention_ms
+local kept = parse_settings(cfg).retention_ms
+if kept and kept < retention then retention = kept end
 redis.call('LPUSH', log, ARGV[7])
 redis.call('LTRIM', log, 0, tonumber(ARGV[8]) - 1)
-redis.call('PEXPIRE', log, tonumber(ARGV[9]))
+redis.call('PEXPIRE', log, retention)
 
 -- the counters the API shows, and the circuit breaker
 local opened = 0
@@ -73,12 +78,12 @@ else
   end
   if outcome == 'gone' then
     redis.call('HSET', dst, 'state', 'disabled', 'disabled_reason', 'gone')
-  elseif now - since >= tonumber(ARGV[11]) then
+  elseif now - since >= tonumber(ARGV[10]) then
     redis.call('HSET', dst, 'state', 'disabled', 'disabled_reason', 'failing since ' .. since)
   elseif fails >= BREAKER_FAILURES and
       (fails == BREAKER_FAILURES or tonumber(redis.call('HGET', dst, 'open_until') or '0') > 0) then
     local cooldown = tonumber(redis.call('HGET', dst, 'cooldown') or '0') or 0
-    cooldown = cooldown > 0 and math.min(cooldown * 2, MAX_COOLDOWN_MS) or tonumber(ARGV[10])
+    cooldown = cooldown > 0 and math.min(cooldown * 2, MAX_COOLDOWN_MS) or tonumber(ARGV[9])
     opened = cooldown
     redis.call('HSET', dst, 'cooldown', cooldown, 'open_until', now + cooldown)
   end
@@ -92,8 +97,8 @@ local attempts, current, rest = record_head(rec)
 if current ~= nonce or #lease ~= 34 then return { 'stale', 0, false, opened } end
 local uuid = string.sub(rec, rest, rest + 21)
 -- the attempt in the timeline: 'D,<started at>,<attempt>:<status>:<duration_ms>:<outcome>'
-local duration = tonumber(ARGV[14]) or 0
-history_note(rec, rest, 'D', ARGV[13] .. ':' .. ARGV[15] .. ':' .. duration .. ':' .. outcome,
+local duration = tonumber(ARGV[13]) or 0
+history_note(rec, rest, 'D', ARGV[12] .. ':' .. ARGV[14] .. ':' .. duration .. ':' .. outcome,
   now - duration)
 local hol = redis.call('HGET', dst, 'hol')
 local function forget()
@@ -119,15 +124,16 @@ local max_attempts = conf.retry.max_attempts
 local n = tonumber(redis.call('HGET', dst, 'a:' .. uuid) or '1') or 1
 if n >= max_attempts then
   forget()
-  local limits = account_limits(k)
   if dl and ensure_channel(k, dlq, limits.max_channels, now) then
     dead_letter(k, ch, dl, channel, dlq, seq, rec, n, now, limits.max_channels)
     return { 'dead_lettered', 0, history_schedule(), opened }
   end
-  -- kept in the channel, out of every consumer's reach, until redriven or expired
+  -- kept in the channel, out of every consumer's reach, until redriven or expired; scored by
+  -- its expiry, so that the dead count (ZCOUNT from now) leaves out the messages retention took
   redis.call('ZREM', ch.f, seq)
   redis.call('ZREM', ch.q, seq)
-  redis.call('ZADD', dead, now, seq .. uuid)
+  redis.call('ZREMRANGEBYSCORE', dead, '-inf', now)
+  redis.call('ZADD', dead, record_exp(rec, rest), seq .. uuid)
   return { 'dead', 0, false, opened }
 end
 local step = schedule_s[math.min(n + 1, #schedule_s)] * 1000

@@ -141,7 +141,7 @@ export function registerBacklogMetrics(
   if (source.metricsAccounts.length === 0) return;
   new client.Gauge({
     name: 'relayq_channel_messages',
-    help: 'Messages of one channel by state, for the accounts in RELAY_METRICS_ACCOUNTS',
+    help: 'Messages of one channel by state (dead: kept after its push destination gave up), for the accounts in RELAY_METRICS_ACCOUNTS',
     labelNames: ['account', 'channel', 'state'],
     registers,
     async collect() {
@@ -151,6 +151,7 @@ export function registerBacklogMetrics(
           this.set({ account, channel: c.id, state: 'queued' }, c.queued);
           this.set({ account, channel: c.id, state: 'delayed' }, c.delayed);
           this.set({ account, channel: c.id, state: 'in_flight' }, c.in_flight);
+          this.set({ account, channel: c.id, state: 'dead' }, c.dead_count);
         }
       }
     },

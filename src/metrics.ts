@@ -28,9 +28,8 @@ export class Metrics {
   readonly wsClosed: client.Counter<'code'>;
   readonly routed: client.Counter<'result'>;
   readonly replayed: client.Counter;
+  /** set every RELAY_HISTORY_COUNT_INTERVAL_MS by the app (a walk over the history indexes, not a scrape's) */
   readonly historyRecords: client.Gauge;
-  /** counts the history records service-wide when scraped (set by the app) */
-  historySource: (() => Promise<number>) | null = null;
 
   constructor(options: { collectDefaults?: boolean } = {}) {
     if (options.collectDefaults !== false) {
@@ -91,15 +90,10 @@ export class Metrics {
       help: 'Copies of messages stored by replays from history (one message or a bulk job)',
       registers: [this.registry],
     });
-    const source = () => this.historySource;
     this.historyRecords = new client.Gauge({
       name: 'relayq_history_records',
-      help: 'Message records kept in channel histories (history_seconds), service-wide',
+      help: 'Message records kept in channel histories (history_seconds), service-wide; counted every RELAY_HISTORY_COUNT_INTERVAL_MS',
       registers: [this.registry],
-      async collect() {
-        const count = source();
-        if (count) this.set(await count());
-      },
     });
   }
 

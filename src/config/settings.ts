@@ -368,12 +368,20 @@ export const SETTINGS = {
     description:
       'how often a pod folds the accounts it changed into the service-wide backlog gauges on `/metrics` (their freshness)',
   }),
+  historyCountIntervalMs: integer('RELAY_HISTORY_COUNT_INTERVAL_MS', {
+    default: 15_000,
+    min: 100,
+    max: 3_600_000,
+    unit: 'ms',
+    description:
+      'how often a pod counts the records of every channel history for `relayq_history_records` (a walk over the history indexes, not done on a scrape)',
+  }),
   metricsAccounts: custom('RELAY_METRICS_ACCOUNTS', {
     type: 'list',
     default: '(unset)',
     bounds: 'account ids separated by commas',
     description:
-      'accounts whose channels get per-channel series on `/metrics` (`relayq_channel_*`); each scrape reads their channels',
+      'accounts whose channels get per-channel series on `/metrics` (`relayq_channel_*`), and their push destinations per-destination ones (`relayq_destination_*`); each scrape reads their channels',
     whenUnset: Object.freeze([]) as readonly string[],
     read(raw) {
       const ids = raw.split(',').map((s) => s.trim());

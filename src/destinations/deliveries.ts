@@ -7,10 +7,12 @@
  * Nothing is held in memory that a lease does not also hold: a pod that dies leaves leases
  * that lapse (timeout_ms + 5 s), and another pod delivers the message again.
  */
+import http from 'node:http';
+import https from 'node:https';
 import client from 'prom-client';
 import type { Logger } from 'pino';
 import type { DestinationRecord, Relay, TakenMessage } from '../relay';
-import { destinationRequest, verifiedWebhookOf } from './request';
+import { destinationRequest } from './request';
 import { sendAttempt, type AttemptAnswer } from './send';
 
 export interface DeliveryOptions {
@@ -22,8 +24,6 @@ export interface DeliveryOptions {
   disableAfterMs: number;
   /** most attempts kept in a destination's log */
   logMax: number;
-  /** how long a log is kept after its last attempt (ms) */
-  logTtlMs: number;
   /** connect to loopback and private addresses */
   allowPrivate: boolean;
 }
@@ -33,12 +33,17 @@ export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
   cooldownMs: 30_000,
   disableAfterMs: 5 * 24 * 3600_000,
   logMax: 1000,
-  logTtlMs: 14 * 24 * 3600_000,
   allowPrivate: false,
 };
 
-/** At most this many leases per take (a take is repeated at once while it finds messages). */
+/** At most this many leases per take (a take is repeated at once while it fills one). */
 const MAX_TAKE = 50;
+/**
+ * How long a loop uses the destination it read (its URL, headers, secrets; pause, flow control
+ * and the schedule are read by the scripts themselves): a change made through this pod is
+ * seen at once, one made through another pod within this.
+ */
+const RECORD_MS = 1000;
 
 class DestinationLoop {
   stopped = false;
@@ -48,6 +53,8 @@ class DestinationLoop {
   private woken = false;
   private running: Promise<void> | null = null;
   private readonly requests = new Set<Promise<void>>();
+  private record: DestinationRecord | null = null;
+  private recordAt = 0;
 
   constructor(
     readonly account: string,
@@ -62,6 +69,11 @@ class DestinationLoop {
   wake(): void {
     this.woken = true;
     this.wakeUp?.();
+  }
+
+  /** The destination was changed through this pod: read it again before the next take. */
+  invalidate(): void {
+    this.record = null;
   }
 
   async stop(): Promise<void> {
@@ -109,12 +121,17 @@ class DestinationLoop {
   /** One take; returns how long to wait before the next. */
   private async cycle(): Promise<number> {
     const { relay, options } = this.owner;
-    const record = await relay.destinations.read(this.account, this.channel);
-    if (!record) {
-      this.stopped = true;
-      return 0;
+    let record = this.record;
+    if (!record || Date.now() - this.recordAt >= RECORD_MS) {
+      record = await relay.destinations.read(this.account, this.channel);
+      if (!record) {
+        this.stopped = true;
+        return 0;
+      }
+      this.record = record;
+      this.recordAt = Date.now();
+      this.state = record.state;
     }
-    this.state = record.state;
     const taken = await relay.destinations.take(this.account, this.channel, record.id, MAX_TAKE);
     if (taken.status === 'gone') {
       // the channel was deleted: its destination goes with it
@@ -131,7 +148,10 @@ class DestinationLoop {
       });
       this.requests.add(request);
     }
-    if (taken.messages.length > 0) return 0;
+    // a full take may have left more; otherwise what frees a slot or brings a message wakes
+    // the loop (a request ending, the channel's new_message), and pollMs bounds the rest
+    if (taken.messages.length >= MAX_TAKE) return 0;
+    if (taken.messages.length > 0) return options.pollMs;
     return taken.status === 'wait'
       ? Math.max(1, Math.min(taken.waitMs, options.pollMs))
       : options.pollMs;
@@ -143,21 +163,14 @@ class DestinationLoop {
     let answer: AttemptAnswer;
     let messageId = '';
     try {
-      const webhook = verifiedWebhookOf(message.messageJson);
-
-      const provider = webhook ? await relay.webhooks.replaySigner(this.account, webhook.id) : null;
-      const request = destinationRequest(
-        record,
-        message.messageJson,
-        message.attempt,
-        Date.now(),
-        provider,
-      );
+      const [messageJson] = await relay.webhooks.resign(this.account, [message.messageJson]);
+      const request = destinationRequest(record, messageJson, message.attempt, Date.now());
       messageId = request.headers['x-relayq-message-id'];
       answer = await sendAttempt({
         ...request,
         timeoutMs: record.config.timeout_ms,
         allowPrivate: options.allowPrivate,
+        agent: this.owner.agentFor(request.url),
       });
     } catch (err) {
       answer = {
@@ -169,7 +182,7 @@ class DestinationLoop {
       };
     }
     const durationMs = Date.now() - started;
-    this.owner.observe(answer.result, durationMs);
+    this.owner.observe(this.account, this.channel, answer.result, durationMs);
     const outcome = answer.status === 410 ? 'gone' : answer.result === 'success' ? 'ok' : 'fail';
     const failure =
       outcome === 'ok'
@@ -197,7 +210,6 @@ class DestinationLoop {
         durationMs,
         status: answer.status,
         logMax: options.logMax,
-        logTtlMs: options.logTtlMs,
         cooldownMs: options.cooldownMs,
         disableAfterMs: options.disableAfterMs,
       });
@@ -236,6 +248,10 @@ export class Deliveries {
   private stopped = true;
   private readonly attempts: client.Counter<'result'>;
   private readonly duration: client.Histogram;
+  /** per destination, for the accounts in RELAY_METRICS_ACCOUNTS */
+  private readonly listed: ReadonlySet<string>;
+  private readonly destinationAttempts: client.Counter<'account' | 'channel' | 'result'>;
+  private readonly destinationDuration: client.Histogram<'account' | 'channel'>;
 
   constructor(
     readonly relay: Relay,
@@ -244,6 +260,7 @@ export class Deliveries {
   ) {
     this.options = { ...DEFAULT_DELIVERY_OPTIONS, ...options };
     const registers = [relay.metrics.registry];
+    const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
     this.attempts = new client.Counter({
       name: 'relayq_push_attempts_total',
       help: 'Attempts to deliver a message to a push destination, by result',
@@ -253,8 +270,23 @@ export class Deliveries {
     this.duration = new client.Histogram({
       name: 'relayq_push_duration_seconds',
       help: 'Duration of attempts to deliver to push destinations',
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      buckets,
       registers,
+    });
+    this.listed = new Set(relay.config.metricsAccounts);
+    const listedRegisters = this.listed.size > 0 ? registers : [];
+    this.destinationAttempts = new client.Counter({
+      name: 'relayq_destination_attempts_total',
+      help: "Attempts to deliver to one channel's push destination, by result, for the accounts in RELAY_METRICS_ACCOUNTS",
+      labelNames: ['account', 'channel', 'result'],
+      registers: listedRegisters,
+    });
+    this.destinationDuration = new client.Histogram({
+      name: 'relayq_destination_duration_seconds',
+      help: "Duration of attempts to deliver to one channel's push destination, for the accounts in RELAY_METRICS_ACCOUNTS",
+      labelNames: ['account', 'channel'],
+      buckets,
+      registers: listedRegisters,
     });
     const loops = this.loops;
     new client.Gauge({
@@ -270,9 +302,22 @@ export class Deliveries {
     });
   }
 
-  observe(result: AttemptAnswer['result'], durationMs: number): void {
+  /** Kept-alive connections to the receivers, one pool per protocol for the pod. */
+  private readonly agents = {
+    http: new http.Agent({ keepAlive: true, maxFreeSockets: 256 }),
+    https: new https.Agent({ keepAlive: true, maxFreeSockets: 256 }),
+  };
+
+  agentFor(url: string): http.Agent {
+    return url.startsWith('https:') ? this.agents.https : this.agents.http;
+  }
+
+  observe(account: string, channel: string, result: AttemptAnswer['result'], durationMs: number) {
     this.attempts.inc({ result });
     this.duration.observe(durationMs / 1000);
+    if (!this.listed.has(account)) return;
+    this.destinationAttempts.inc({ account, channel, result });
+    this.destinationDuration.observe({ account, channel }, durationMs / 1000);
   }
 
   start(): void {
@@ -289,8 +334,10 @@ export class Deliveries {
   /** Wakes this pod's loop of a channel (after a change made through this pod). */
   wake(account: string, channel: string): void {
     const loop = this.loops.get(`${account}/${channel}`);
-    if (loop) loop.wake();
-    else void this.refresh();
+    if (loop) {
+      loop.invalidate();
+      loop.wake();
+    } else void this.refresh();
   }
 
   /** Reads the list of destinations: starts the loops of new ones, stops those of gone ones. */
@@ -340,5 +387,7 @@ export class Deliveries {
     await Promise.all(loops.map((l) => l.stop()));
     for (const off of this.unsubscribe.values()) off();
     this.unsubscribe.clear();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 }

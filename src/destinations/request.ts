@@ -6,7 +6,7 @@
  * headers, and, unless signing is none, fresh Standard Webhooks headers (stored webhook-*
  * headers are then kept as X-Relayq-Original-<name>).
  */
-import { withFreshSignature, type DestinationRecord, type ReplaySigner } from '../relay';
+import { bodyBytes, type DestinationRecord } from '../relay';
 import { signedHeaders } from './signing';
 
 interface PulledMessage {
@@ -22,13 +22,6 @@ interface WebhookMetadata {
   query: string;
   headers: Record<string, string>;
   verified?: boolean | null;
-}
-
-/** The webhook a message came through, when it was verified on arrival (its replays are signed afresh). */
-export function verifiedWebhookOf(messageJson: string): { id: string } | null {
-  const m = JSON.parse(messageJson) as PulledMessage;
-  const w = m.metadata?.webhook as Partial<WebhookMetadata> | undefined;
-  return w && w.verified === true && typeof w.id === 'string' ? { id: w.id } : null;
 }
 
 const NOT_REPLAYED = new Set([
@@ -62,13 +55,6 @@ function webhookOf(metadata: Record<string, unknown>): WebhookMetadata | null {
   };
 }
 
-function bodyBytes(m: PulledMessage): Buffer {
-  if (m.content_type === 'text') return Buffer.from(String(m.body), 'utf8');
-  if (m.content_type === 'bytes' || m.content_type === 'v8')
-    return Buffer.from(String(m.body), 'base64');
-  return Buffer.from(JSON.stringify(m.body), 'utf8');
-}
-
 function withQuery(target: string, query: string): string {
   if (query === '') return target;
   const url = new URL(target);
@@ -88,8 +74,6 @@ export function destinationRequest(
   messageJson: string,
   attempt: number,
   nowMs: number,
-  /** the webhook's signer, for a delivery verified on arrival (stripe, standard-webhooks) */
-  provider: ReplaySigner | null = null,
 ): BuiltRequest {
   const m = JSON.parse(messageJson) as PulledMessage;
   const webhook = webhookOf(m.metadata);
@@ -97,12 +81,12 @@ export function destinationRequest(
   const headers: Record<string, string> = {};
   const signing = destination.config.signing !== 'none';
   if (webhook) {
-    let replayed: Record<string, string> = {};
+    // a verified delivery's provider signature was made afresh already (relay.webhooks.resign)
+    const replayed: Record<string, string> = {};
     for (const [name, value] of Object.entries(webhook.headers)) {
       const lower = name.toLowerCase();
       if (typeof value === 'string' && !NOT_REPLAYED.has(lower)) replayed[lower] = value;
     }
-    if (provider) replayed = withFreshSignature(provider, replayed, body, nowMs);
     for (const [lower, value] of Object.entries(replayed)) {
       // the destination's own signature wins; the provider's original stays as X-Relayq-Original-*
       if (signing && SIGNATURE_HEADERS.includes(lower)) {

@@ -64,6 +64,8 @@ export interface OutgoingRequest {
   body: Buffer;
   timeoutMs: number;
   allowPrivate: boolean;
+  /** a keep-alive agent for the URL's protocol (the pod's, one per protocol); none: a new connection */
+  agent?: http.Agent;
 }
 
 export interface AttemptAnswer {
@@ -126,7 +128,7 @@ export function sendAttempt(r: OutgoingRequest): Promise<AttemptAnswer> {
       method: r.method,
       headers: withBody ? { ...r.headers, 'content-length': String(r.body.length) } : r.headers,
       lookup: guardedLookup(r.allowPrivate),
-      agent: false,
+      agent: r.agent ?? false,
     });
     const timer = setTimeout(() => {
       timedOut = true;
@@ -137,14 +139,23 @@ export function sendAttempt(r: OutgoingRequest): Promise<AttemptAnswer> {
       done = true;
       clearTimeout(timer);
       if (answer) resolve(answer);
-      else fail(err ?? new Error('failed'), timedOut);
+      else if (
+        req.reusedSocket &&
+        !timedOut &&
+        ['ECONNRESET', 'EPIPE'].includes((err as NodeJS.ErrnoException | undefined)?.code ?? '')
+      ) {
+        // the receiver closed a kept-alive connection as it was reused: once more, on a new one
+        resolve(sendAttempt({ ...r, agent: undefined }));
+      } else fail(err ?? new Error('failed'), timedOut);
     };
     req.on('socket', (socket) => {
-      // the address connected to, whatever resolved it
-      socket.once('connect', () => {
+      // the address connected to, whatever resolved it (a kept-alive socket: checked again)
+      const check = () => {
         const address = socket.remoteAddress ?? '';
         if (!r.allowPrivate && isPrivateAddress(address)) req.destroy(new RefusedPrivate(address));
-      });
+      };
+      if (socket.connecting) socket.once('connect', check);
+      else check();
     });
     req.on('error', (err) => finish(null, err));
     req.on('response', (res) => {
@@ -161,12 +172,15 @@ export function sendAttempt(r: OutgoingRequest): Promise<AttemptAnswer> {
           result:
             status >= 200 && status < 300 ? 'success' : status >= 500 ? 'http_5xx' : 'http_4xx',
         });
-        res.destroy();
       };
       res.on('data', (chunk: Buffer) => {
         if (size < RESPONSE_LIMIT) chunks.push(chunk);
         size += chunk.length;
-        if (size >= RESPONSE_LIMIT) end();
+        if (size >= RESPONSE_LIMIT) {
+          // read no further: this connection is not reused
+          end();
+          res.destroy();
+        }
       });
       res.on('end', end);
       res.on('error', (err) => finish(null, err));

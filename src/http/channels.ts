@@ -1,7 +1,7 @@
 /** Channel listing and management (docs/api/channels.md). */
 import { Router, type Request } from 'express';
 import { settingsChange, type Relay } from '../relay';
-import { validateChannelConfig } from '../schemas/requests';
+import { validateChannelConfig, validateDeadRedrive } from '../schemas/requests';
 import { objectBody } from '../web/body';
 import { resource } from '../web/route';
 import { requestAuth } from '../web/caller';
@@ -30,6 +30,15 @@ export function channelsRouter(relay: Relay): Router {
     delete: async (req) => {
       const caller = await auth(req);
       return { deleted_count: await relay.channels.remove(caller, channelParam(req)) };
+    },
+  });
+
+  resource(router, '/v1/relay/channels/:channelId/redrive', {
+    post: async (req) => {
+      const caller = await auth(req);
+      const input = validateDeadRedrive(objectBody(req.body));
+      const moved = await relay.channels.redriveDead(caller, channelParam(req), input.max ?? 1000);
+      return { moved_count: moved };
     },
   });
 

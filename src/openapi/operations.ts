@@ -15,10 +15,11 @@ import {
   validateMessage,
   validatePull,
   validateRedrive,
+  validateDeadRedrive,
   validateTokenCreate,
 } from '../schemas/requests';
 import { CREATE_SCHEMA, PATCH_SCHEMA } from '../destinations/schema';
-import { validateWebhookBody } from '../webhooks/schema';
+import { validateSignAgain, validateWebhookBody } from '../webhooks/schema';
 import type { Operation } from './operation';
 import { RESULTS } from './results';
 
@@ -36,6 +37,7 @@ const channelExample = {
   oldest_message_ms: 1767225600000,
   groups: 0,
   blocked_groups: 0,
+  dead_count: 0,
 };
 const config = {
   dead_letter_channel: 'orders-dlq',
@@ -501,6 +503,20 @@ export const OPERATIONS: Operation[] = [
     example: { result: { deleted_count: 3 } },
   },
   {
+    operationId: 'redriveDeadMessages',
+    method: 'post',
+    path: '/v1/relay/channels/{channelId}/redrive',
+    tag: 'channels',
+    summary:
+      "Make the channel's dead messages (those its push destination gave up on: dead_count) available again, oldest first, with fresh attempts",
+    access: 'bearer',
+    request: validateDeadRedrive.schema,
+    requestOptional: true,
+    result: RESULTS.redrive,
+    errors: [404],
+    example: { request: { max: 1000 }, result: { moved_count: 2 } },
+  },
+  {
     operationId: 'whoami',
     method: 'get',
     path: '/v1/relay/whoami',
@@ -697,6 +713,26 @@ export const OPERATIONS: Operation[] = [
     result: RESULTS.redrive,
     errors: [404],
     example: { result: { moved_count: 3 } },
+  },
+  {
+    operationId: 'signWebhookDeliveryAgain',
+    method: 'post',
+    path: '/v1/relay/channels/{channelId}/webhooks/signatures',
+    tag: 'webhooks',
+    summary:
+      "A pulled Stripe or Standard Webhooks delivery's headers with the provider's signature made afresh now (for a consumer that retries a message it holds)",
+    access: 'bearer',
+    request: validateSignAgain.schema,
+    result: RESULTS.webhookSignatures,
+    errors: [400],
+    example: {
+      result: {
+        headers: {
+          'stripe-signature': 't=1767225600,v1=5257a8...',
+          'x-relayq-original-stripe-signature': 't=1767225000,v1=0d3c1e...',
+        },
+      },
+    },
   },
   // --- webhooks (docs/api/webhooks.md) ---
   {

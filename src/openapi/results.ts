@@ -47,6 +47,9 @@ const channelCounts = {
   oldest_message_ms: msOrNull,
   groups: count('message groups holding a message (docs/api/groups.md)'),
   blocked_groups: count('groups whose head is in flight or waiting for a retry'),
+  dead_count: count(
+    'messages its push destination gave up on, kept as dead in it (POST .../redrive brings them back)',
+  ),
 };
 
 /** A channel's settings as in effect: one never set shows its default. */
@@ -394,6 +397,9 @@ export const RESULTS = {
   extend: strict({ extended_count: integer }),
   purge: strict({ purged_count: integer }),
   redrive: strict({ moved_count: integer }),
+  webhookSignatures: strict({
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+  }),
   channelList: strict({
     channels: { type: 'array', items: strict(channelCounts) },
   }),

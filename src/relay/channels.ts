@@ -149,6 +149,15 @@ export function createChannels(deps: RelayDeps) {
       }
       return store.channels.redrive(auth.accountId, channel, to, max);
     },
+
+    /**
+     * Makes the channel's dead messages (those its push destination gave up on, kept in the
+     * channel: dead_count) available again, oldest first, with fresh attempts.
+     */
+    async redriveDead(auth: AuthContext, channel: string, max: number): Promise<number> {
+      checkChannelScope(auth, channel);
+      return store.destinations.redrive(auth.accountId, channel, '', max);
+    },
   };
 }
 

@@ -47,7 +47,13 @@ export { unknownWebhook, type FoundWebhook } from './webhooks';
 export { ReplayRunner } from './replays';
 export type { HistoryDetail, HistorySummary } from './history';
 export { destinationNotFound, type Destinations } from './destinations';
-export { withFreshSignature, type ReplaySigner } from './replaySignatures';
+export {
+  bodyBytes,
+  replaySeal,
+  withFreshSignature,
+  withFreshWebhookSignature,
+  type ReplaySigner,
+} from './replaySignatures';
 export type {
   AttemptOutcome,
   DestinationChange,
@@ -81,6 +87,7 @@ export type { AccountEvent, AccountListener } from '../store/events';
 export function createRelay(deps: RelayDeps) {
   const { store } = deps;
   const routes = createRoutes(deps);
+  const webhooks = createWebhooks(deps, routes);
   return {
     config: deps.config,
     log: deps.log,
@@ -104,8 +111,15 @@ export function createRelay(deps: RelayDeps) {
 
     routes,
 
-    /** Leases available messages, waiting for some up to r.waitMs. */
-    pull: (r: PullRequest): Promise<PullResult> => pull(deps, r),
+    /**
+     * Leases available messages, waiting for some up to r.waitMs; verified webhook deliveries
+     * come with their provider's signature made afresh (replaySignatures.ts).
+     */
+    pull: async (r: PullRequest): Promise<PullResult> => {
+      const result = await pull(deps, r);
+      result.messages = await webhooks.resign(r.caller.accountId, result.messages);
+      return result;
+    },
 
     /** Acknowledges leases and retries others (after their delay): one script call. */
     ack: (
@@ -132,7 +146,7 @@ export function createRelay(deps: RelayDeps) {
     channels: createChannels(deps),
     tokens: createTokens(deps),
     accounts: createAccounts(deps),
-    webhooks: createWebhooks(deps, routes),
+    webhooks,
     /** channel histories: search, show, replay one */
     history: createHistory(deps),
     /** bulk replay jobs */

@@ -13,7 +13,7 @@ import type { PlanLimits } from '../types';
 import { checkChannelScope, type AuthContext } from './authorize';
 import type { RelayDeps } from './deps';
 import type { Routes, SendResult } from './routes';
-import type { ReplaySigner } from './replaySignatures';
+import { sealedWebhookOf, withFreshWebhookSignature, type ReplaySigner } from './replaySignatures';
 
 /** A webhook a delivery may go to, with its account's plan limits. */
 export interface FoundWebhook {
@@ -38,27 +38,79 @@ export function createWebhooks(deps: RelayDeps, routes: Routes) {
 
   const signers = new Map<string, { value: ReplaySigner | null; at: number }>();
 
+  /**
+   * What signs a replay of the webhook's deliveries afresh (stripe and standard-webhooks
+   * schemes; null for the others and for a webhook gone), kept on this pod for a while.
+   */
+  async function replaySigner(account: string, webhookId: string): Promise<ReplaySigner | null> {
+    const key = `${account}\u0000${webhookId}`;
+    const cached = signers.get(key);
+    if (cached && deps.clock() - cached.at < CACHE_MS) return cached.value;
+    const { webhook } = await store.webhooks.lookup(account, webhookId);
+    const verify = webhook?.verify;
+    const value =
+      verify && (verify.scheme === 'stripe' || verify.scheme === 'standard-webhooks')
+        ? {
+            scheme: verify.scheme,
+            secret: openSecret(verify.secret, deps.config.webhookSecretKey, webhookId),
+          }
+        : null;
+    if (signers.size >= CACHE_MAX) signers.clear();
+    signers.set(key, { value, at: deps.clock() });
+    return value;
+  }
+
   return {
+    replaySigner,
+
     /**
-     * What signs a replay of the webhook's deliveries afresh (stripe and standard-webhooks
-     * schemes; null for the others and for a webhook gone), kept on this pod for a while.
+     * Pulled messages (JSON text) with the webhook headers of sealed, verified deliveries
+     * (stripe, standard-webhooks) signed afresh now: what relayq forward, the SDK's forward()
+     * and push destinations replay is accepted by the provider's library however long it
+     * waited. Others are returned as they are.
      */
-    async replaySigner(account: string, webhookId: string): Promise<ReplaySigner | null> {
-      const key = `${account}\u0000${webhookId}`;
-      const cached = signers.get(key);
-      if (cached && deps.clock() - cached.at < CACHE_MS) return cached.value;
-      const { webhook } = await store.webhooks.lookup(account, webhookId);
-      const verify = webhook?.verify;
-      const value =
-        verify && (verify.scheme === 'stripe' || verify.scheme === 'standard-webhooks')
-          ? {
-              scheme: verify.scheme,
-              secret: openSecret(verify.secret, deps.config.webhookSecretKey, webhookId),
-            }
-          : null;
-      if (signers.size >= CACHE_MAX) signers.clear();
-      signers.set(key, { value, at: deps.clock() });
-      return value;
+    async resign(account: string, messages: string[]): Promise<string[]> {
+      if (!messages.some((m) => m.includes('"replay_seal"'))) return messages;
+      return Promise.all(
+        messages.map(async (json) => {
+          const webhook = sealedWebhookOf(json);
+          if (!webhook) return json;
+          try {
+            const signer = await replaySigner(account, webhook.id);
+            return signer ? withFreshWebhookSignature(signer, json, deps.clock()) : json;
+          } catch (err) {
+            // the message is leased already: it goes out with the signature it arrived with
+            deps.log.warn(
+              { account, webhook: webhook.id, error: (err as Error).message },
+              'webhook replay not signed afresh',
+            );
+            return json;
+          }
+        }),
+      );
+    },
+
+    /**
+     * The webhook headers of one pulled message, signed afresh now (for a consumer that holds a
+     * message and retries it later: relayq forward, the SDK's forward()); null when it is not
+     * a sealed, verified delivery of one of the account's webhooks. The seal proves the body
+     * came through the webhook URL, so nothing else can be signed this way.
+     */
+    async signAgain(
+      auth: AuthContext,
+      channel: string,
+      message: Record<string, unknown>,
+    ): Promise<Record<string, string> | null> {
+      checkChannelScope(auth, channel);
+      const json = JSON.stringify(message);
+      const webhook = sealedWebhookOf(json);
+      if (!webhook) return null;
+      const signer = await replaySigner(auth.accountId, webhook.id);
+      if (!signer) return null;
+      const fresh = withFreshWebhookSignature(signer, json, deps.clock());
+      if (fresh === json) return null;
+      const m = JSON.parse(fresh) as { metadata: { webhook: { headers: Record<string, string> } } };
+      return m.metadata.webhook.headers;
     },
 
     /** Stores the webhook (creating its channel if needed); returns its creation time. */

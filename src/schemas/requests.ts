@@ -187,6 +187,13 @@ export const validateRedrive = compile<{ to?: string; max?: number }>({
   },
 });
 
+/** POST /v1/relay/channels/{id}/redrive: the channel's dead messages back (docs/api/destinations.md). */
+export const validateDeadRedrive = compile<{ max?: number }>({
+  type: 'object',
+  additionalProperties: false,
+  properties: { max: { type: 'integer', minimum: 1, maximum: 10_000 } },
+});
+
 export const validateAccountCreate = compile<{ id: string; plan?: string }>({
   type: 'object',
   required: ['id'],

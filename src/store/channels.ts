@@ -93,6 +93,7 @@ export function createChannelStore(ctx: StoreContext): ChannelStore {
     expiring_within_1h: reply[6],
     groups: reply[8] ?? 0,
     blocked_groups: reply[9] ?? 0,
+    dead_count: reply[10] ?? 0,
     created_ms: Number(reply[5].split('|')[3]),
     config: parseConfig(reply[5]),
   });

@@ -65,7 +65,6 @@ export interface AttemptOutcome {
   durationMs: number;
   status: number | null;
   logMax: number;
-  logTtlMs: number;
   cooldownMs: number;
   disableAfterMs: number;
 }

@@ -60,7 +60,8 @@ export function createDestinationStore(ctx: StoreContext): DestinationStore {
     async get(account, channel) {
       const [dst, , , dead] = destinationKeyList(account, channel);
       const [[, all], [, deadCount]] = (await ctx.command((redis) =>
-        redis.multi().hgetall(dst).zcard(dead).exec(),
+        // dead messages are scored by their expiry: the unexpired ones
+        redis.multi().hgetall(dst).zcount(dead, `(${Date.now()}`, '+inf').exec(),
       )) as [[unknown, Record<string, string>], [unknown, number]];
       if (!all.id) return null;
       const previousUntil = Number(all.previous_until ?? 0);
@@ -142,7 +143,6 @@ export function createDestinationStore(ctx: StoreContext): DestinationStore {
               failure: o.failure,
               entry: o.entry,
               log_max: o.logMax,
-              log_ttl_ms: o.logTtlMs,
               cooldown_ms: o.cooldownMs,
               disable_after_ms: o.disableAfterMs,
               dead_letter_channel: dlq,

@@ -150,7 +150,8 @@ export function routesKey(accountId: string): string {
  * A channel's push destination (src/destinations): the destination hash (id, config json,
  * state, secrets, failure counters, `hol` the head of the line, `a:<uuid>` attempts per
  * message), its attempts log (list, newest first), its rate window (zset of request starts)
- * and the messages it gave up on (zset seq..uuid -> time), kept as dead in the channel.
+ * and the messages it gave up on (zset seq..uuid -> the message's expiry), kept as dead in
+ * the channel.
  */
 export function destinationKeyList(accountId: string, channelId: string): string[] {
   const base = `${PREFIX}:{${accountId}}:c:${channelId}:dst`;

@@ -114,6 +114,8 @@ export interface ChannelStats {
   groups: number;
   /** groups whose head is in flight or waiting for a retry */
   blocked_groups: number;
+  /** messages its push destination gave up on, kept as dead in it (docs/api/destinations.md) */
+  dead_count: number;
   /** when the channel was created (Redis time); the SQS endpoint's CreatedTimestamp */
   created_ms: number;
   config: ChannelConfig;

@@ -7,7 +7,7 @@
  * times its length is charged for what it takes.
  */
 import crypto from 'node:crypto';
-import type { NewMessage } from '../relay';
+import { replaySeal, type NewMessage } from '../relay';
 
 // ignoreBOM: a leading byte-order mark is part of the exact bytes and is kept
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -25,6 +25,11 @@ export interface WebhookRequest {
   dedupId: string | null;
   /** the delivery's group (the webhook's group_by), or null */
   groupId?: string | null;
+  /**
+   * the provider's secret, for a delivery verified with a scheme whose replays are signed
+   * afresh (stripe, standard-webhooks): the message is sealed with it (replay_seal)
+   */
+  replaySecret?: string | null;
 }
 
 /** The body as stored: its JSON text and its content type. */
@@ -48,6 +53,7 @@ function bodyOf(bytes: Buffer): { contentType: 'text' | 'bytes'; bodyJson: strin
 
 export function webhookMessage(request: WebhookRequest): NewMessage {
   const { contentType, bodyJson } = bodyOf(request.body);
+  const id = crypto.randomUUID();
   const metadataJson = JSON.stringify({
     webhook: {
       id: request.webhookId,
@@ -57,10 +63,13 @@ export function webhookMessage(request: WebhookRequest): NewMessage {
       received_at: request.receivedAt,
       verified: request.verified,
       ...(request.verifyFailure ? { verify_failure: request.verifyFailure } : {}),
+      ...(request.replaySecret && request.verified === true
+        ? { replay_seal: replaySeal(request.replaySecret, id, request.body) }
+        : {}),
     },
   });
   return {
-    id: crypto.randomUUID(),
+    id,
     delayMs: 0,
     size: Buffer.byteLength(bodyJson) + Buffer.byteLength(metadataJson),
     contentType,

@@ -50,9 +50,12 @@ export function webhookReceiver(relay: Relay): Router {
     const headers = allHeaders(req);
     let verified: boolean | null = null;
     let failure: string | null = null;
+    let replaySecret: string | null = null;
     if (webhook.verify) {
       const { scheme, on_failure } = webhook.verify;
       const secret = openSecret(webhook.verify.secret, relay.config.webhookSecretKey, webhook.id);
+      // their replays are signed afresh (src/relay/replaySignatures.ts)
+      if (scheme === 'stripe' || scheme === 'standard-webhooks') replaySecret = secret;
       failure = verifyDelivery({ ...webhook.verify, secret }, { body, headers, nowMs: Date.now() });
       verified = failure === null;
       if (failure !== null && on_failure === 'reject') {
@@ -79,6 +82,7 @@ export function webhookReceiver(relay: Relay): Router {
       // a forgery must not take a genuine delivery's place
       dedupId: verified === false ? null : dedupIdOf(webhook, headers, body),
       groupId: deliveryGroup(webhook.group_by, headers, body),
+      replaySecret,
     });
     // one call: the webhook still exists, the account's rate counted, the delivery counted
     const { ids, routed } = await relay.webhooks.deliver(found, message);

@@ -13,7 +13,7 @@ import { channelParam } from '../web/params';
 import { publicBaseUrl } from '../web/publicUrl';
 import { resource } from '../web/route';
 import { formatHookKey, newHookKey } from './hookKey';
-import { validateCreateWebhook } from './schema';
+import { validateCreateWebhook, validateSignAgain } from './schema';
 import { sealSecret } from '../auth/webhookSecrets';
 
 /** What may be shown of the verification settings: never the secret. */
@@ -80,6 +80,20 @@ export function webhooksRouter(relay: Relay): Router {
       const { caller, channel } = await channelCaller(req);
       const entries = await relay.webhooks.list(caller, channel);
       return { webhooks: entries.map(listEntry) };
+    },
+  });
+
+  // before /:webhookId: a pulled delivery's provider signature made afresh (docs/api/webhooks.md)
+  resource(router, `${base}/signatures`, {
+    post: async (req) => {
+      const { caller, channel } = await channelCaller(req);
+      const { message } = validateSignAgain(objectBody(req.body));
+      const headers = await relay.webhooks.signAgain(caller, channel, message);
+      if (!headers)
+        throw invalidField(
+          'message must be a pulled delivery verified with the stripe or standard-webhooks scheme (metadata.webhook.replay_seal)',
+        );
+      return { headers };
     },
   });
 

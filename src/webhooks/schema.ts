@@ -139,3 +139,24 @@ export function validateCreateWebhook(body: unknown): WebhookSettings {
   }
   return settings;
 }
+
+/** The body of `POST /v1/relay/channels/{id}/webhooks/signatures`: a message as a pull answered it. */
+export const validateSignAgain = compile<{
+  message: Record<string, unknown> & { id: string; metadata: Record<string, unknown> };
+}>({
+  type: 'object',
+  required: ['message'],
+  additionalProperties: false,
+  properties: {
+    message: {
+      type: 'object',
+      required: ['id', 'body', 'content_type', 'metadata'],
+      properties: {
+        id: { type: 'string', maxLength: 64 },
+        body: {},
+        content_type: { type: 'string', enum: ['json', 'text', 'bytes', 'v8'] },
+        metadata: { type: 'object', additionalProperties: true },
+      },
+    },
+  },
+});

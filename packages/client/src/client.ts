@@ -34,6 +34,7 @@ import type {
   ReplayJob,
   ReplayJobInput,
   Destination,
+  PulledMessage,
   DestinationAttempt,
   DestinationSettings,
 } from './types.js';
@@ -239,6 +240,29 @@ export class RelayClient implements RelayApi {
   /** Moves up to `max` dead letters of a channel back (or to `to`). Not repeated after no response. */
   redrive(channel: string, options: RedriveOptions = {}): Promise<RedriveResult> {
     return this.call('POST', messagesPath(channel, 'redrive'), options, { idempotent: false });
+  }
+
+  /**
+   * Makes up to `max` (default 1000) of the channel's dead messages (those its push destination
+   * gave up on: `deadCount`) available again, with fresh attempts. Not repeated after no response.
+   */
+  redriveDead(channel: string, options: { max?: number } = {}): Promise<RedriveResult> {
+    return this.call('POST', `${channelPath(channel)}/redrive`, options, { idempotent: false });
+  }
+
+  /**
+   * The webhook headers of a pulled Stripe or Standard Webhooks delivery with the provider's
+   * signature made afresh by the server now (the secret never leaves it); for a consumer that
+   * retries a message it holds (forward() does). A 400 for any other message.
+   */
+  signAgain(channel: string, message: PulledMessage): Promise<{ headers: Record<string, string> }> {
+    const { id, body, contentType, metadata } = message;
+    return this.call(
+      'POST',
+      `${channelPath(channel)}/webhooks/signatures`,
+      { message: { id, body, contentType, metadata } },
+      { idempotent: true },
+    );
   }
 
   /** Creates the channel's push destination (docs/api/destinations.md); its secret is in this answer only. */

@@ -139,13 +139,38 @@ export function forward(
       const timer = setTimeout(done, seconds * 1000);
       stopping.signal.addEventListener('abort', done);
     });
+  /**
+   * A retry of a Stripe or Standard Webhooks delivery (sealed by the server on arrival) goes
+   * out with the provider's signature made afresh: their libraries refuse one older than 5
+   * minutes. If the server cannot be asked, the signature made at the pull goes.
+   */
+  const sealed = (message: PulledMessage) => {
+    const w = (message.metadata as { webhook?: Record<string, unknown> } | undefined)?.webhook;
+    return typeof w?.replay_seal === 'string' ? w : null;
+  };
+  const signedAgain = async (message: PulledMessage, request: ForwardRequest) => {
+    const webhook = sealed(message);
+    if (!webhook) return request;
+    try {
+      const { headers } = await client.signAgain(channel, message);
+      const again = messageRequest({
+        ...message,
+        metadata: { ...message.metadata, webhook: { ...webhook, headers } },
+      } as PulledMessage);
+      again.headers['x-relayq-attempts'] = request.headers['x-relayq-attempts'];
+      return again;
+    } catch {
+      return request;
+    }
+  };
   const deliver = async (message: PulledMessage) => {
-    const request = messageRequest(message);
+    let request = messageRequest(message);
     const url = targetUrl(target, request.query);
     let lastFailure = '';
     for (let attempt = 1; attempt <= schedule.length; attempt++) {
       if (attempt > 1 && stopping.signal.aborted) break;
       request.headers['x-relayq-attempts'] = String(attempt);
+      if (attempt > 1) request = await signedAgain(message, request);
       const started = Date.now();
       let status: number | null = null;
       let error: string | null = null;

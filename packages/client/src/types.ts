@@ -126,6 +126,8 @@ export interface ChannelSummary {
   inFlight: number;
   storageBytes: number;
   oldestMessageMs: number | null;
+  /** messages its push destination gave up on, kept in it as dead (redriveDead brings them back) */
+  deadCount?: number;
   /** @deprecated use inFlight */
   readonly in_flight: number;
   /** @deprecated use storageBytes */

@@ -273,6 +273,8 @@ async function loadChannels() {
       fetchChannels()
         .then(renderChannels)
         .catch(() => {});
+    if (current === 'channels' && selected && !$('channel-detail').hidden)
+      loadDestination().catch(() => {});
   }, 5000);
 }
 
@@ -318,9 +320,11 @@ function openChannel(c) {
   $('cfg-retention').value = c.config.retention_seconds;
   $('cfg-paused').checked = c.config.paused;
   $('webhook-created').hidden = true;
+  $('dst-secret').hidden = true;
   loadWebhooks().catch((e) => say(e.message, true));
   loadRoutes().catch((e) => say(e.message, true));
   $('routes-test-result').textContent = '';
+  loadDestination().catch((e) => say(e.message, true));
   $('send-body').focus();
 }
 
@@ -438,6 +442,127 @@ async function loadWebhooks() {
     rows.append(tr);
   }
 }
+
+// The channel's push destination (docs/api/destinations.md): its state, its last attempts,
+// pause/resume (or re-enable), retry now (its dead messages back), rotate secret; and the
+// channel's dead messages with their redrive.
+const channelPath = () => `/v1/relay/channels/${encodeURIComponent(selected)}`;
+let destination = null;
+
+function when(ms) {
+  return ms === null ? 'never' : `${age(ms)} ago (${new Date(ms).toLocaleString()})`;
+}
+
+function describeState(d) {
+  if (d.state === 'disabled') return `disabled: ${d.disabled_reason ?? 'unknown reason'}`;
+  if (d.circuit_open_until)
+    return `${d.state}, circuit open after ${d.consecutive_failures} failures`;
+  return d.consecutive_failures > 0
+    ? `${d.state}, ${counted(d.consecutive_failures, 'failure')} in a row`
+    : d.state;
+}
+
+async function loadDestination() {
+  const channel = selected;
+  const view = await api('GET', channelPath()).catch((e) =>
+    e.status === 404 ? null : Promise.reject(e),
+  );
+  if (channel !== selected) return;
+  $('dead-count').textContent = String(view ? (view.dead_count ?? 0) : 0);
+  $('redrive-dead').disabled = !view || !view.dead_count;
+  const { destinations } = view
+    ? await api('GET', `${channelPath()}/destinations`)
+    : { destinations: [] };
+  if (channel !== selected) return;
+  $('destination-none').hidden = destinations.length > 0;
+  $('destination').hidden = destinations.length === 0;
+  if (destinations.length === 0) {
+    destination = null;
+    return;
+  }
+  const d = await api('GET', `${channelPath()}/destinations/${destinations[0].id}`);
+  const { attempts } = await api(
+    'GET',
+    `${channelPath()}/destinations/${destinations[0].id}/attempts?limit=20`,
+  );
+  if (channel !== selected) return;
+  destination = d;
+  $('dst-url').textContent = d.url;
+  $('dst-state').textContent = describeState(d);
+  $('dst-success').textContent = when(d.last_success_at);
+  $('dst-failure').textContent =
+    d.last_failure_at === null ? 'never' : `${when(d.last_failure_at)}: ${d.last_failure}`;
+  const pause = $('dst-pause');
+  pause.textContent =
+    d.state === 'active' ? 'Pause' : d.state === 'paused' ? 'Resume' : 'Re-enable';
+  pause.setAttribute('aria-label', `${pause.textContent} the push destination`);
+  $('dst-retry').disabled = d.dead_count === 0;
+  const rows = $('attempt-rows');
+  rows.replaceChildren();
+  for (const a of attempts) {
+    const tr = el('tr');
+    tr.append(
+      el('td', new Date(a.started_at).toLocaleTimeString()),
+      el('td', a.message_id, { class: 'mono' }),
+      el('td', a.attempt),
+      el('td', a.status === null ? '—' : a.status, { 'data-field': 'status' }),
+      el('td', `${a.duration_ms} ms`, { 'data-field': 'duration' }),
+      el('td', a.error ?? a.response_excerpt.slice(0, 200)),
+    );
+    rows.append(tr);
+  }
+}
+
+async function destinationAction(change, done) {
+  try {
+    const r = await api('PATCH', `${channelPath()}/destinations/${destination.id}`, change);
+    say(done(r));
+  } catch (err) {
+    say(err.message, true);
+  }
+  loadDestination().catch((e) => say(e.message, true));
+}
+
+$('dst-pause').addEventListener('click', () => {
+  if (!destination) return;
+  if (destination.state === 'active')
+    destinationAction(
+      { paused: true },
+      () => 'Paused the push destination: messages wait in the channel.',
+    );
+  else if (destination.state === 'paused')
+    destinationAction({ paused: false }, () => 'Resumed the push destination.');
+  else destinationAction({ state: 'active' }, () => 'Re-enabled the push destination.');
+});
+
+$('dst-rotate').addEventListener('click', async () => {
+  if (!destination) return;
+  if (!(await confirmAction('Rotate the signing secret? The previous one still signs for 24 h.')))
+    return;
+  destinationAction({ rotate_secret: true }, (r) => {
+    $('dst-secret-value').value = r.secret;
+    $('dst-secret').hidden = false;
+    $('dst-secret-value').select();
+    return 'Signing secret rotated.';
+  });
+});
+
+async function redrive(path, what) {
+  try {
+    const r = await api('POST', path, {});
+    say(`${what}: ${counted(r.moved_count, 'message')} available again.`);
+  } catch (err) {
+    say(err.message, true);
+  }
+  loadDestination().catch((e) => say(e.message, true));
+}
+
+$('dst-retry').addEventListener('click', () => {
+  if (destination)
+    redrive(`${channelPath()}/destinations/${destination.id}/redrive`, 'Retrying now');
+});
+$('redrive-dead').addEventListener('click', () => redrive(`${channelPath()}/redrive`, 'Redriven'));
+copyButton('dst-secret-copy', 'dst-secret-value', 'Signing secret', 'secret');
 
 $('signin-form').addEventListener('submit', async (event) => {
   event.preventDefault();

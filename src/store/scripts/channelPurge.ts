@@ -7,7 +7,7 @@ export interface ChannelPurgeArgs {
 
 export const channelPurgeScript = defineScript<ChannelPurgeArgs>({
   name: 'channel_purge',
-  keys: ['account', 'channel', 'history'],
+  keys: ['account', 'channel', 'history', 'destination'],
   argv: ['channel'],
 });
 

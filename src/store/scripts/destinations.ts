@@ -76,7 +76,6 @@ export interface DestinationResultArgs {
   failure: string;
   entry: string;
   log_max: number;
-  log_ttl_ms: number;
   cooldown_ms: number;
   disable_after_ms: number;
   dead_letter_channel: string;
@@ -99,7 +98,6 @@ export const destinationResultScript = defineScript<DestinationResultArgs>({
     'failure',
     'entry',
     'log_max',
-    'log_ttl_ms',
     'cooldown_ms',
     'disable_after_ms',
     'dead_letter_channel',

@@ -9,15 +9,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { signInLink } from '../../../src/embedded/quickStart';
+import { bearerApi, launchChromium, SHOTS } from '../../helpers/browser';
 import { redisServerBinary } from '../../helpers/redis';
 import { useRelay } from '../../helpers/useRelay';
 import { loadConfig } from '../../../src/config';
 import { runServer, type RunningServer } from '../../../src/server';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = path.resolve(__dirname, '../../../test-artifacts/dashboard');
 
 // with an SQS key, so that tokens can be made with AWS credentials
 const rq = useRelay({
@@ -29,25 +27,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`,
-    );
-  }
-  fs.mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
   page = await context.newPage();
 }, 60_000);
@@ -56,14 +36,8 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function api(method: string, urlPath: string, token: string, body?: unknown) {
-  const res = await fetch(`${rq.app.baseUrl}${urlPath}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as { result: Record<string, unknown> } };
-}
+const api = (method: string, urlPath: string, token: string, body?: unknown) =>
+  bearerApi(rq.app.baseUrl, method, urlPath, token, body);
 
 test('an owner signs in, makes a scoped token, watches a channel live, purges, revokes and signs out', async () => {
   await rq.app.relay.store.accounts.create('acme', 'free');

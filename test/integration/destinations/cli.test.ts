@@ -56,6 +56,12 @@ test('create (secret shown once), show, pause, resume, attempts, delete', async 
   expect(JSON.parse(resumed.stdout).state).toBe('active');
   const paused = await run(['destinations', 'pause', 'orders', '--json']);
   expect(JSON.parse(paused.stdout).state).toBe('paused');
+  const redriven = await run(['destinations', 'redrive', 'orders', '--max', '10', '--json']);
+  expect(redriven.code).toBe(0);
+  expect(JSON.parse(redriven.stdout)).toEqual({ movedCount: 0 });
+  const missing = await run(['destinations', 'redrive', 'nowhere']);
+  expect(missing.code).not.toBe(0);
+  expect(missing.stderr).toContain('channel nowhere does not exist');
   const attempts = await run(['destinations', 'attempts', 'orders', '--json']);
   expect(JSON.parse(attempts.stdout)).toEqual({ attempts: [], nextCursor: null });
   const deleted = await run(['destinations', 'delete', 'orders']);

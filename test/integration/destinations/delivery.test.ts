@@ -5,7 +5,9 @@
  * parallelism 1 across a failure, Retry-After, 410, dead messages and redrive, parallelism and
  * rate across pods, the circuit breaker, and the private-address refusal.
  */
-import { eventually, sleep, startApp } from '../../helpers/app';
+import { Webhook } from 'standardwebhooks';
+import Stripe from 'stripe';
+import { accountWithToken, eventually, sleep, startApp } from '../../helpers/app';
 import { accountOnPods, useTwoPods } from '../../helpers/pods';
 import { startReceiver, verifyStandardWebhooks, type Receiver } from './receiver';
 
@@ -143,6 +145,8 @@ test('a JSON message is POSTed with its metadata, ids, attempts and a valid sign
   expect(r.headers['x-relayq-attempts']).toBe('1');
   expect(r.headers['webhook-id']).toBe(id);
   expect(verifyStandardWebhooks(dest.secret, r.headers, r.body, 5)).toBe(true);
+  const headers = Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, String(v)]));
+  expect(new Webhook(dest.secret).verify(r.body.toString(), headers)).toEqual({ order: 7 });
   expect(
     verifyStandardWebhooks('whsec_' + Buffer.alloc(24).toString('base64'), r.headers, r.body),
   ).toBe(false);
@@ -311,6 +315,75 @@ test('spent attempts keep the message as dead in the channel (dead_count), redri
   await eventually(() => receiver.received.length === 3);
   expect(receiver.received[2].headers['x-relayq-attempts']).toBe('1');
   await eventually(async () => (await show(auth, 'orders', dest.id)).dead_count === 0);
+});
+
+test("the channel's own view counts its dead messages; POST /v1/relay/channels/{id}/redrive brings them back", async () => {
+  const { ca, auth, dest, id } = await setup('dh', {
+    retry: { schedule_seconds: [0], max_attempts: 1 },
+  });
+  receiver.answer = () => ({ status: 500 });
+  await ca.send('orders', { body: { n: 1 } });
+  await ca.send('orders', { body: { n: 2 } });
+  await eventually(async () => (await ca.channel('orders')).body.result.dead_count === 2);
+  const view = (await ca.channel('orders')).body.result;
+  // dead messages are neither queued, delayed nor in flight
+  expect([view.queued, view.delayed, view.in_flight, view.dead_count]).toEqual([0, 0, 0, 2]);
+  const listed = await pods.b.http.get('/v1/relay/channels').set('Authorization', auth);
+  expect(listed.body.result.channels[0]).toMatchObject({ id: 'orders', dead_count: 2 });
+  expect((await show(auth, 'orders', dest.id)).dead_count).toBe(2);
+
+  const redrive = (channel: string, body: object = {}, token = auth) =>
+    pods.b.http
+      .post(`/v1/relay/channels/${channel}/redrive`)
+      .set('Authorization', token)
+      .send(body);
+  expect((await redrive('orders', { max: 0 })).status).toBe(400);
+  const missing = await redrive('nowhere');
+  expect(missing.status).toBe(404);
+  expect(missing.body.errors[0].message).toBe('channel nowhere does not exist');
+  const other = await accountWithToken(pods.a, id, { channels: ['elsewhere'] });
+  expect((await redrive('orders', {}, other.auth)).status).toBe(403);
+
+  receiver.answer = () => ({ status: 200 });
+  const first = await redrive('orders', { max: 1 });
+  expect(first.status).toBe(200);
+  expect(first.body.result).toEqual({ moved_count: 1 });
+  await eventually(() => receiver.received.length === 3);
+  expect(JSON.parse(receiver.received[2].body.toString())).toEqual({ n: 1 });
+  expect((await redrive('orders')).body.result).toEqual({ moved_count: 1 });
+  await eventually(() => receiver.received.length === 4);
+  await eventually(async () => {
+    const v = (await ca.channel('orders')).body.result;
+    return v.dead_count === 0 && v.queued === 0 && v.in_flight === 0;
+  });
+  // a channel without dead messages (or without a destination) moves none
+  expect((await redrive('orders')).body.result).toEqual({ moved_count: 0 });
+});
+
+test("the attempts log is kept for the channel's retention (its setting, else the plan's)", async () => {
+  const { ca, auth, id, dest } = await setup('dg');
+  const logTtl = async () =>
+    (await pods.redis.eachMaster((node) => node.pttl(`rq:{${id}}:c:orders:dst:log`))).find(
+      (ms) => ms > 0,
+    ) ?? -2;
+  await ca.send('orders', { body: { n: 1 } });
+  await eventually(() => receiver.received.length === 1);
+  await eventually(async () => (await logTtl()) > 0);
+  // the free plan keeps messages 3 days
+  expect(await logTtl()).toBeGreaterThan(259_100_000);
+  expect(await logTtl()).toBeLessThanOrEqual(259_200_000);
+  const set = await pods.a.http
+    .put('/v1/relay/channels/orders')
+    .set('Authorization', auth)
+    .send({ retention_seconds: 120 });
+  expect(set.status).toBe(200);
+  await ca.send('orders', { body: { n: 2 } });
+  await eventually(async () => (await logTtl()) <= 120_000);
+  expect(await logTtl()).toBeGreaterThan(100_000);
+  const log = await pods.b.http
+    .get(dpath('orders', `/${dest.id}/attempts`))
+    .set('Authorization', auth);
+  expect(log.body.result.attempts).toHaveLength(2);
 });
 
 test('with a dead-letter channel, spent attempts move the message there', async () => {
@@ -495,12 +568,18 @@ test('verified Stripe and Standard Webhooks deliveries are signed afresh when re
   const [, ts, v1] = /^t=(\d+),v1=([0-9a-f]+)$/.exec(String(s.headers['stripe-signature']))!;
   expect(Math.abs(Date.now() / 1000 - Number(ts))).toBeLessThanOrEqual(5);
   expect(v1).toBe(crypto.createHmac('sha256', stripeSecret).update(`${ts}.${body}`).digest('hex'));
+  const stripe = new Stripe('sk_test_destinations');
+  expect(
+    stripe.webhooks.constructEvent(s.body, String(s.headers['stripe-signature']), stripeSecret, 5),
+  ).toMatchObject({ id: 'evt_1', type: 'charge.succeeded' });
   expect(s.headers['x-relayq-original-stripe-signature']).toBe(`t=${t},v1=${stripeSig}`);
   // the destination signs too (standard-webhooks)
   expect(s.headers['webhook-signature']).toMatch(/^v1,/);
   const w = byPath['/in/sw'];
   expect(w.headers['webhook-id']).toBe('msg_1');
   expect(verifyStandardWebhooks(swSecret, w.headers, w.body, 5)).toBe(true);
+  const swHeaders = Object.fromEntries(Object.entries(w.headers).map(([k, v]) => [k, String(v)]));
+  expect(new Webhook(swSecret).verify(w.body.toString(), swHeaders)).toEqual(JSON.parse(body));
   expect(w.headers['x-relayq-original-webhook-signature']).toBe(`v1,${swSig}`);
 });
 
@@ -538,4 +617,42 @@ test('metrics count attempts by result and destinations by state', async () => {
   const text = await pods.a.relay.metrics.registry.metrics();
   expect(text).toMatch(/relayq_destinations\{state="active"\} [1-9]/);
   expect(text).toContain('relayq_push_duration_seconds_bucket');
+});
+
+test('per-destination metrics for the accounts in RELAY_METRICS_ACCOUNTS (attempts by result, duration, dead messages)', async () => {
+  for (const pod of [pods.a, pods.b]) await pod.relay.deliveries!.stop();
+  const acc = await accountOnPods(pods, 'dmx');
+  const other = await accountOnPods(pods, 'dmy');
+  const c = await startApp(pods.redis, {
+    RELAY_DESTINATIONS_ALLOW_PRIVATE: 'true',
+    RELAY_METRICS_ACCOUNTS: acc.id,
+  });
+  try {
+    Object.assign(c.relay.deliveries!.options, { pollMs: 200 });
+    for (const { auth } of [acc, other]) {
+      const res = await c.http
+        .post(dpath('orders'))
+        .set('Authorization', auth)
+        .send({ url: receiver.url, retry: { schedule_seconds: [0], max_attempts: 2 } });
+      expect(res.status).toBe(200);
+    }
+    receiver.answer = (r) => ({ status: JSON.parse(r.body.toString()).ok ? 200 : 500 });
+    await acc.ca.send('orders', { body: { ok: true } });
+    await acc.ca.send('orders', { body: { ok: false } });
+    await other.ca.send('orders', { body: { ok: true } });
+    await eventually(async () => (await acc.ca.channel('orders')).body.result.dead_count === 1);
+    await eventually(() => receiver.received.length === 4);
+    const text = await c.relay.metrics.registry.metrics();
+    const labels = `account="${acc.id}",channel="orders"`;
+    expect(text).toContain(`relayq_destination_attempts_total{${labels},result="success"} 1`);
+    expect(text).toContain(`relayq_destination_attempts_total{${labels},result="http_5xx"} 2`);
+    expect(text).toContain(`relayq_destination_duration_seconds_count{${labels}} 3`);
+    expect(text).toContain(`relayq_channel_messages{${labels},state="dead"} 1`);
+    // an account not listed has no series of its own
+    expect(text).not.toContain(`account="${other.id}"`);
+    expect(text).toMatch(/relayq_push_attempts_total\{result="success"\} 2/);
+  } finally {
+    await c.close();
+    for (const pod of [pods.a, pods.b]) pod.relay.deliveries!.start();
+  }
 });

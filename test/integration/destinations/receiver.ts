@@ -62,7 +62,10 @@ export async function startReceiver(): Promise<Receiver> {
   return state;
 }
 
-/** Standard Webhooks verification as the spec says (the standardwebhooks package is not installed). */
+/**
+ * Standard Webhooks verification as the spec says, with a tolerance of the test's choosing
+ * (the standardwebhooks package's is 5 minutes; the tests check with it too).
+ */
 export function verifyStandardWebhooks(
   secret: string,
   headers: http.IncomingHttpHeaders,

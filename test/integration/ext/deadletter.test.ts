@@ -32,6 +32,7 @@ describe('channel configuration', () => {
       in_flight: 0,
       groups: 0,
       blocked_groups: 0,
+      dead_count: 0,
       storage_bytes: 0,
       oldest_message_ms: null,
       oldest_message_age_seconds: null,

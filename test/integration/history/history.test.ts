@@ -3,7 +3,7 @@ import { eventually, sleep, storageBytes } from '../../helpers/app';
 import { expectError } from '../../helpers/relayClient';
 import { useRelay } from '../../helpers/useRelay';
 
-const rq = useRelay({ account: 'hh' });
+const rq = useRelay({ account: 'hh', env: { RELAY_HISTORY_COUNT_INTERVAL_MS: '100' } });
 
 const get = (path: string) => rq.http.get(path).set('Authorization', rq.auth);
 const post = (path: string, body: object = {}) =>
@@ -359,8 +359,11 @@ test('metrics: relayq_history_records and relayq_replayed_messages_total', async
   const id = await rq.client.sendOk('orders', { body: 1 });
   await rq.client.sendOk('orders', { body: 2 });
   await post(`/v1/relay/channels/orders/history/${id}/replay`);
+  // counted every RELAY_HISTORY_COUNT_INTERVAL_MS
+  await eventually(async () =>
+    /^relayq_history_records 3$/m.test(await rq.app.relay.metrics.registry.metrics()),
+  );
   const text = await rq.app.relay.metrics.registry.metrics();
-  expect(text).toMatch(/^relayq_history_records 3$/m);
   expect(text).toMatch(/^relayq_replayed_messages_total \d+$/m);
   expect((await replayed()) - before).toBe(1);
 });

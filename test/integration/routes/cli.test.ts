@@ -50,3 +50,38 @@ test('set from a file, get, test a message file, delete', async () => {
   const deleted = await relayq(['routes', 'delete', 'stripe']);
   expect(JSON.parse(deleted.stdout)).toEqual({ deleted: true });
 });
+
+test('test a stored message by id: read from the history of the channel it is in', async () => {
+  const auth = `Bearer ${rq.token}`;
+  const on = await rq.http
+    .put('/v1/relay/channels/inbox')
+    .set('Authorization', auth)
+    .send({ history_seconds: 3600 });
+  expect(on.status).toBe(200);
+  const sent = await rq.http
+    .post('/v1/relay/channels/inbox/messages')
+    .set('Authorization', auth)
+    .send({ body: { type: 'invoice.paid' } });
+  const id = sent.body.result.id as string;
+  const routes = path.join(dir, 'routes-2.json');
+  writeFileSync(
+    routes,
+    JSON.stringify({
+      routes: [
+        { to: 'billing', filter: { body: { type: { $startsWith: 'invoice.' } } } },
+        { to: 'support', filter: { body: { type: 'charge.dispute.created' } } },
+      ],
+    }),
+  );
+  expect((await relayq(['routes', 'set', 'stripe2', '--file', routes])).code).toBe(0);
+  const tested = await relayq(['routes', 'test', 'stripe2', '--message', id, '--from', 'inbox']);
+  expect(tested.code).toBe(0);
+  expect(JSON.parse(tested.stdout)).toEqual({ matched: [0], channels: ['billing'] });
+  // neither or both: a usage error
+  const neither = await relayq(['routes', 'test', 'stripe2']);
+  expect(neither.code).not.toBe(0);
+  expect(neither.stderr).toContain('--message <id> or --file');
+  // a message the channel's history does not hold: the relay's 404
+  const missing = await relayq(['routes', 'test', 'stripe2', '--message', id]);
+  expect(missing.code).not.toBe(0);
+});

@@ -1,6 +1,6 @@
 /**
- * relayq destinations create | list | show | pause | resume | delete | attempts: a channel's
- * push destination (docs/api/destinations.md).
+ * relayq destinations create | list | show | pause | resume | enable | delete | attempts |
+ * redrive: a channel's push destination (docs/api/destinations.md).
  */
 import type { Command } from 'commander';
 import type { Destination, DestinationSettings } from '../types.js';
@@ -128,6 +128,21 @@ async function deleteCommand(channel: string, ...args: unknown[]) {
   new Output(flags).result(result, () => `deleted destination ${id} of ${channel}`);
 }
 
+interface RedriveFlags extends CommonFlags {
+  max?: string;
+}
+
+/** The channel's dead messages (its destination gave up on them) back, with fresh attempts. */
+async function redriveCommand(channel: string, ...args: unknown[]) {
+  const flags = flagsOf<RedriveFlags>(args);
+  const options = flags.max === undefined ? {} : { max: integerFlag(flags.max, '--max', 1) };
+  const result = await connect(flags).redriveDead(channel, options);
+  new Output(flags).result(
+    result,
+    () => `${result.movedCount} dead message(s) of ${channel} available again`,
+  );
+}
+
 interface AttemptsFlags extends CommonFlags {
   limit: string;
 }
@@ -228,4 +243,13 @@ export function registerDestinationCommands(program: Command): void {
       .argument('<channel>', 'channel id')
       .option('--limit <n>', 'how many (1 to 100)', '20'),
   ).action(attemptsCommand);
+  withConnection(
+    destinations
+      .command('redrive')
+      .description(
+        "make the channel's dead messages (the destination gave up on them) available again",
+      )
+      .argument('<channel>', 'channel id')
+      .option('--max <n>', 'most messages (1 to 10000, default 1000)'),
+  ).action(redriveCommand);
 }

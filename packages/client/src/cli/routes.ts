@@ -10,6 +10,11 @@ interface FileFlags extends CommonFlags {
   file?: string;
 }
 
+interface TestFlags extends FileFlags {
+  message?: string;
+  from?: string;
+}
+
 /** The JSON of --file (required). */
 function jsonFile(file: string | undefined, what: string): unknown {
   if (file === undefined) throw new UsageError(`--file <${what}.json> is required`);
@@ -63,21 +68,41 @@ async function deleteCommand(channel: string, ...args: unknown[]) {
   );
 }
 
-async function testCommand(channel: string, ...args: unknown[]) {
-  const flags = flagsOf<FileFlags>(args);
-  const value = jsonFile(flags.file, 'message');
+/** The message of --file, as the API shows a message. */
+function fileMessage(file: string | undefined): RouteTestMessage {
+  const value = jsonFile(file, 'message');
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new UsageError(
-      `${flags.file} must hold a message object ({"body": ..., "metadata": ...})`,
-    );
+    throw new UsageError(`${file} must hold a message object ({"body": ..., "metadata": ...})`);
   }
   const m = value as Record<string, unknown>;
-  const message: RouteTestMessage = {
+  return {
     body: m.body,
     content_type: (m.content_type ?? m.contentType) as RouteTestMessage['content_type'],
     metadata: m.metadata as Record<string, unknown> | undefined,
   };
+}
+
+async function testCommand(channel: string, ...args: unknown[]) {
+  const flags = flagsOf<TestFlags>(args);
+  if ((flags.file === undefined) === (flags.message === undefined)) {
+    throw new UsageError('give the message to test: --message <id> or --file <message.json>');
+  }
   const client = connect(flags);
+  let message: RouteTestMessage;
+  if (flags.message !== undefined) {
+    // a stored message, from the history of the channel it is in (docs/api/history.md)
+    const record = await client.historyRecord(flags.from ?? channel, flags.message);
+    const metadata = { ...record.metadata };
+    // a webhook message's headers and query, as filters see them
+    if (record.webhook && metadata.webhook === undefined) metadata.webhook = record.webhook;
+    message = {
+      body: record.body,
+      content_type: record.contentType as RouteTestMessage['content_type'],
+      metadata,
+    };
+  } else {
+    message = fileMessage(flags.file);
+  }
   const [result, routes] = await Promise.all([
     client.testRoutes(channel, message),
     client.routes(channel),
@@ -125,6 +150,11 @@ export function registerRoutesCommands(program: Command): void {
       .option(
         '--file <message.json>',
         'a message as the API shows it (body, content_type, metadata)',
-      ),
+      )
+      .option(
+        '--message <id>',
+        "a stored message, read from the channel's history (history_seconds must be on)",
+      )
+      .option('--from <channel>', 'the channel whose history holds --message (default: <channel>)'),
   ).action(testCommand);
 }

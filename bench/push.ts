@@ -1,0 +1,318 @@
+/**
+ * Push destinations (issue 25) on one relayq process over one Redis, to a node:http receiver
+ * on loopback (RELAY_DESTINATIONS_ALLOW_PRIVATE=true):
+ * - first attempt: sends offered at `rate` msgs/s, one message per send; the time from each
+ *   send's answer to its first attempt reaching the receiver (target p99 ≤ 100 ms);
+ * - throughput: `n` messages pushed with parallelism `parallelism` against the same `n`
+ *   pulled and acked over HTTP (`pullLoops` consumers, batches of `pullBatch`) in the same
+ *   run (target: push ≥ 0.5 of pull+ack);
+ * - failures: `failures` messages to a receiver that answers 500 to every third request:
+ *   all delivered, none lost (retried on a short schedule), the channel left empty.
+ * `npm run bench -- --only push` or, alone, `npm run bench:push [-- --quick] [-- --rate N]
+ * [-- --n N] [-- --parallelism N] [-- --failures N] [-- --seconds S]`.
+ */
+import http from 'node:http';
+import { JsonClient, waitReady } from './http';
+import { ADMIN_TOKEN, startRedis, startRelay, stopAll } from './procs';
+import { pool, round, summarize } from './stats';
+
+export interface PushSettings {
+  /** offered sends per second in the first-attempt phase */
+  rate: number;
+  /** how long that phase offers them (s) */
+  seconds: number;
+  /** messages of the throughput phase (each way) */
+  n: number;
+  parallelism: number;
+  pullLoops: number;
+  pullBatch: number;
+  /** messages of the failure phase */
+  failures: number;
+}
+
+export const PUSH_DEFAULTS: PushSettings = {
+  rate: 1000,
+  seconds: 10,
+  n: 10_000,
+  parallelism: 50,
+  pullLoops: 4,
+  pullBatch: 10,
+  failures: 10_000,
+};
+export const PUSH_QUICK: PushSettings = {
+  ...PUSH_DEFAULTS,
+  seconds: 3,
+  n: 2_000,
+  failures: 2_000,
+};
+
+export interface PushResult {
+  first_attempt: {
+    offered_per_s: number;
+    sent: number;
+    p50_ms: number;
+    p99_ms: number;
+    max_ms: number;
+    /** sends whose first attempt never came within the wait */
+    missing: number;
+  };
+  throughput: {
+    messages: number;
+    parallelism: number;
+    push_per_s: number;
+    pull_ack_per_s: number;
+    /** push / pull+ack, within the run */
+    ratio: number;
+  };
+  failures: {
+    messages: number;
+    delivered: number;
+    lost: number;
+    /** requests the receiver answered (500s included) */
+    requests: number;
+    /** messages left in the channel (queued, delayed, in flight, dead) */
+    left: number;
+  };
+}
+
+interface Receiver {
+  url: string;
+  /** first arrival time (ms, performance clock) by message id, per channel path */
+  first: Map<string, number>;
+  /** ids answered 2xx */
+  delivered: Set<string>;
+  requests: number;
+  /** answers 500 when this says so */
+  fail: (n: number) => boolean;
+  close(): Promise<void>;
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+async function startReceiver(): Promise<Receiver> {
+  const r: Receiver = {
+    url: '',
+    first: new Map(),
+    delivered: new Set(),
+    requests: 0,
+    fail: () => false,
+    close: async () => undefined,
+  };
+  const server = http.createServer((req, res) => {
+    const at = now();
+    const id = String(req.headers['x-relayq-message-id'] ?? '');
+    if (!r.first.has(id)) r.first.set(id, at);
+    req.resume();
+    req.on('end', () => {
+      r.requests++;
+      const failed = r.fail(r.requests);
+      if (!failed) r.delivered.add(id);
+      res.writeHead(failed ? 500 : 200);
+      res.end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  r.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  r.close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return r;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await sleep(20);
+  }
+  return check();
+}
+
+export async function runPush(s: PushSettings): Promise<PushResult> {
+  const redis = await startRedis('everysec');
+  const relay = await startRelay(redis.port, {
+    env: { RELAY_DESTINATIONS_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn' },
+  });
+  const admin = new JsonClient(relay.port, `Bearer ${ADMIN_TOKEN}`, 2);
+  const receiver = await startReceiver();
+  let api: JsonClient | undefined;
+  try {
+    await waitReady(relay.port);
+    await admin.post('/v1/admin/accounts', JSON.stringify({ id: 'push', plan: 'paid' }));
+    const issued = await admin.post<{ result: { token: string } }>(
+      '/v1/admin/accounts/push/tokens',
+      '{}',
+    );
+    api = new JsonClient(relay.port, `Bearer ${issued.result.token}`, 64);
+    const client = api;
+    const destination = async (channel: string, body: object) =>
+      (
+        await client.post<{ result: { id: string } }>(
+          `/v1/relay/channels/${channel}/destinations`,
+          JSON.stringify({ url: `${receiver.url}/${channel}`, ...body }),
+        )
+      ).result.id;
+    const fill = async (channel: string, count: number) => {
+      const ids: string[] = [];
+      for (let i = 0; i < count; i += 100) {
+        const messages = Array.from({ length: Math.min(100, count - i) }, (_, j) => ({
+          body: { n: i + j, pad: 'x'.repeat(150) },
+        }));
+        const r = await client.post<{ result: { ids: string[] } }>(
+          `/v1/relay/channels/${channel}/messages/batch`,
+          JSON.stringify({ messages }),
+        );
+        ids.push(...r.result.ids);
+      }
+      return ids;
+    };
+    const channelLeft = async (channel: string) => {
+      const c = (
+        await client.request<{
+          result: { queued: number; delayed: number; in_flight: number; dead_count: number };
+        }>('GET', `/v1/relay/channels/${channel}`)
+      ).result;
+      return c.queued + c.delayed + c.in_flight + c.dead_count;
+    };
+
+    // 1. first attempt at the offered rate
+    await destination('lat', { parallelism: s.parallelism, signing: 'standard-webhooks' });
+    const answered = new Map<string, number>();
+    const total = Math.round(s.rate * s.seconds);
+    const started = now();
+    let next = 0;
+    await pool(64, async () => {
+      const i = next++;
+      if (i >= total) return false;
+      const due = started + (i * 1000) / s.rate;
+      const wait = due - now();
+      if (wait > 0) await sleep(wait);
+      const r = await client.post<{ result: { id: string } }>(
+        '/v1/relay/channels/lat/messages',
+        `{"body":{"i":${i}}}`,
+      );
+      answered.set(r.result.id, now());
+      return true;
+    });
+    await until(() => [...answered.keys()].every((id) => receiver.first.has(id)), 30_000);
+    const latencies: number[] = [];
+    let missing = 0;
+    for (const [id, at] of answered) {
+      const first = receiver.first.get(id);
+      if (first === undefined) missing++;
+      // an attempt may reach the receiver before the send's answer reaches the sender: 0
+      else latencies.push(Math.max(0, first - at));
+    }
+    const lat = summarize(latencies);
+
+    // 2. throughput: the same number of messages pushed, and pulled and acked
+    const pushId = await destination('tp', { parallelism: s.parallelism, paused: true });
+    const pushIds = await fill('tp', s.n);
+    const delivered = () => pushIds.every((id) => receiver.delivered.has(id));
+    const pushStart = now();
+    await client.request(
+      'PATCH',
+      `/v1/relay/channels/tp/destinations/${pushId}`,
+      '{"paused":false}',
+    );
+    if (!(await until(delivered, 300_000))) throw new Error('push throughput: not all delivered');
+    const pushPerS = s.n / ((now() - pushStart) / 1000);
+
+    await fill('pa', s.n);
+    let acked = 0;
+    const pullStart = now();
+    await pool(
+      s.pullLoops,
+      async () => {
+        const r = await client.post<{ result: { messages: { lease_id: string }[] } }>(
+          '/v1/relay/channels/pa/messages/pull',
+          JSON.stringify({ batch_size: s.pullBatch }),
+        );
+        const leases = r.result.messages.map((m) => m.lease_id);
+        if (leases.length === 0) return acked < s.n;
+        await client.post(
+          '/v1/relay/channels/pa/messages/ack',
+          JSON.stringify({ lease_ids: leases }),
+        );
+        acked += leases.length;
+        return acked < s.n;
+      },
+      Date.now() + 300_000,
+    );
+    const pullPerS = acked / ((now() - pullStart) / 1000);
+
+    // 3. a receiver that answers 500 to every third request
+    receiver.fail = (n) => n % 3 === 0;
+    const base = receiver.requests;
+    await destination('fail', {
+      parallelism: 10,
+      retry: { schedule_seconds: [0, 1], max_attempts: 20 },
+    });
+    const failIds = await fill('fail', s.failures);
+    await until(() => failIds.every((id) => receiver.delivered.has(id)), 300_000);
+    await until(async () => (await channelLeft('fail')) === 0, 10_000);
+    const got = failIds.filter((id) => receiver.delivered.has(id)).length;
+
+    return {
+      first_attempt: {
+        offered_per_s: s.rate,
+        sent: answered.size,
+        p50_ms: round(lat.p50, 1),
+        p99_ms: round(lat.p99, 1),
+        max_ms: round(lat.max, 1),
+        missing,
+      },
+      throughput: {
+        messages: s.n,
+        parallelism: s.parallelism,
+        push_per_s: round(pushPerS, 0),
+        pull_ack_per_s: round(pullPerS, 0),
+        ratio: round(pushPerS / pullPerS, 2),
+      },
+      failures: {
+        messages: s.failures,
+        delivered: got,
+        lost: s.failures - got,
+        requests: receiver.requests - base,
+        left: await channelLeft('fail'),
+      },
+    };
+  } finally {
+    api?.close();
+    admin.close();
+    await receiver.close();
+    await relay.stop();
+    await redis.stop();
+  }
+}
+
+/** The settings from the command line (`--quick` for the small defaults). */
+export function pushSettings(argv: string[]): PushSettings {
+  const s = { ...(argv.includes('--quick') ? PUSH_QUICK : PUSH_DEFAULTS) };
+  const flags: [string, keyof PushSettings][] = [
+    ['--rate', 'rate'],
+    ['--seconds', 'seconds'],
+    ['--n', 'n'],
+    ['--parallelism', 'parallelism'],
+    ['--failures', 'failures'],
+  ];
+  for (const [flag, key] of flags) {
+    const i = argv.indexOf(flag);
+    if (i >= 0) s[key] = Number(argv[i + 1]);
+  }
+  return s;
+}
+
+if (require.main === module) {
+  runPush(pushSettings(process.argv))
+    .then((r) => console.log(JSON.stringify(r, null, 2)))
+    .catch((err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    })
+    .finally(() => stopAll());
+}
