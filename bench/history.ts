@@ -18,7 +18,7 @@
 import Redis from 'ioredis';
 import { historyKeys } from '../src/store/keys';
 import { JsonClient } from './http';
-import { ADMIN_TOKEN, runAlone, startRedis, startRelay, untilReady } from './procs';
+import { ADMIN_TOKEN, runAlone, startRedis, startRelay, waitReady } from './procs';
 import { median, percentile, pool, round } from './stats';
 import { usedMemory } from './workloads';
 
@@ -135,7 +135,7 @@ export async function runHistory(s: HistoryBenchSettings): Promise<HistoryBenchR
   const admin = new JsonClient(relay.port, `Bearer ${ADMIN_TOKEN}`, 2);
   let api: JsonClient | undefined;
   try {
-    await untilReady(admin);
+    await waitReady(relay.port);
     await admin.post('/v1/admin/accounts', JSON.stringify({ id: ACCOUNT, plan: 'paid' }));
     const issued = await admin.post<{ result: { token: string } }>(
       `/v1/admin/accounts/${ACCOUNT}/tokens`,

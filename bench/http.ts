@@ -59,22 +59,3 @@ export class JsonClient {
     this.agent.destroy();
   }
 }
-
-/** Resolves once the relayq process on `port` answers /readyz (20 s at most). */
-export async function waitReady(port: number): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  const http = new JsonClient(port, '', 1);
-  try {
-    for (;;) {
-      try {
-        await http.request('GET', '/readyz');
-        return;
-      } catch (err) {
-        if (Date.now() > deadline) throw new Error(`relayq did not become ready: ${String(err)}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-  } finally {
-    http.close();
-  }
-}

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
-import { JsonClient, waitReady } from './http';
+import { JsonClient } from './http';
 import {
   ADMIN_TOKEN,
   NATS_BIN,
@@ -20,6 +20,7 @@ import {
   startFloor,
   startRelay,
   stopAll,
+  waitReady,
   type Proc,
 } from './procs';
 import { renderReport, writeReport, type BenchResults, type RunResult } from './report';

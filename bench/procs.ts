@@ -227,21 +227,6 @@ export async function startFloor(redisPort: number, cpuProfDir?: string): Promis
   return proc;
 }
 
-/** Waits until the relayq the client talks to answers /readyz (about 20 s at most). */
-export async function untilReady(client: {
-  request(method: string, path: string): Promise<unknown>;
-}) {
-  for (let i = 0; ; i++) {
-    try {
-      await client.request('GET', '/readyz');
-      return;
-    } catch (err) {
-      if (i > 200) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
 /** A workload run on its own (`node dist/bench/<name>.js`): its result as JSON, then every process stopped. */
 export function runAlone(run: () => Promise<unknown>): void {
   run()

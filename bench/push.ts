@@ -12,8 +12,8 @@
  * [-- --n N] [-- --parallelism N] [-- --failures N] [-- --seconds S]`.
  */
 import http from 'node:http';
-import { JsonClient, waitReady } from './http';
-import { ADMIN_TOKEN, startRedis, startRelay, stopAll } from './procs';
+import { JsonClient } from './http';
+import { ADMIN_TOKEN, startRedis, startRelay, stopAll, waitReady } from './procs';
 import { pool, round, summarize } from './stats';
 
 export interface PushSettings {
