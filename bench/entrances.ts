@@ -7,7 +7,8 @@
  * run (the machine is shared and noisy: absolute rates mean little, ratios do).
  * Targets: webhook ingest ≥ 0.9 of the single send, SQS ≥ 0.6 of it.
  * `npm run bench -- --only entrances` or, alone, `npm run bench:entrances [-- --quick]
- * [--profile DIR]` (relayq's CPU profile, for bench/profileTop.ts).
+ * [--profile DIR] [--only sqs,send]` (relayq's CPU profile, for bench/profileTop.ts; only
+ * some entrances, so that the profile is theirs).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -128,6 +129,8 @@ export async function runEntrances(
   quick: boolean,
   /** where relayq writes a CPU profile (bench/profileTop.ts reads it) */
   profileDir?: string,
+  /** only these phases (`--only sqs,send`: a profile of one entrance); the others read null */
+  only?: string[],
 ): Promise<EntrancesResult> {
   const rounds = 3;
   const phaseMs = quick ? 2000 : 5000;
@@ -193,6 +196,11 @@ export async function runEntrances(
         await sqs!.send(new SendMessageCommand({ QueueUrl, MessageBody: payload }));
       },
     };
+    if (only) {
+      for (const name of Object.keys(phases) as (keyof typeof phases)[]) {
+        if (!only.includes(name)) delete (phases as Partial<typeof phases>)[name];
+      }
+    }
     const pid = relay.child.pid!;
     const measured: Record<keyof typeof phases, Round[]> = { send: [], webhook: [], sqs: [] };
     // warm-up: the scripts' first EVAL, the webhook's lookup, the SDK's first connections
@@ -235,9 +243,11 @@ export async function runEntrances(
 
 if (require.main === module) {
   const profile = process.argv.indexOf('--profile');
+  const only = process.argv.indexOf('--only');
   runEntrances(
     process.argv.includes('--quick'),
     profile > 0 ? path.resolve(process.argv[profile + 1]) : undefined,
+    only > 0 ? process.argv[only + 1].split(',') : undefined,
   )
     .then((r) => console.log(JSON.stringify(r, null, 2)))
     .catch((err: unknown) => {

@@ -9,7 +9,7 @@
  * protocol, never the relay envelope.
  */
 import crypto from 'node:crypto';
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { Plans } from '../config';
 import { RelayError } from '../errors';
 import type { Relay } from '../relay';
@@ -18,6 +18,7 @@ import { publicBaseUrl } from '../web/publicUrl';
 import { announcedOver } from '../web/readBody';
 import { refuseInShape } from '../web/refusals';
 import { authenticateSqs } from './auth';
+import { sqsBodyReader } from './body';
 import { sqsCall } from './context';
 import { SqsError, invalidParameter, toSqsError } from './errors';
 import { isSqsAtRoot, mayBeSqsAtRoot, protocolRequest } from './protocol/detect';
@@ -59,7 +60,7 @@ export function sqsRouter(relay: Relay): Router {
   const router = Router();
   const limit = maxSqsRequestBytes(relay.config.plans);
   const tooLarge = `The request body is over the ${limit}-byte limit.`;
-  const raw = express.raw({ type: () => true, limit });
+  const raw = sqsBodyReader(limit);
   const requestIdOf = (res: Response) =>
     (res.locals.requestId as string | undefined) ?? crypto.randomUUID();
 
