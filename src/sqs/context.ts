@@ -22,8 +22,8 @@ export interface SqsCall {
   /** the origin queue URLs are built on */
   baseUrl: string;
   input: Input;
-  /** aborted when the client has gone (ends a long poll) */
-  signal: AbortSignal;
+  /** aborted when the client has gone (ends a long poll); made when first read */
+  readonly signal: AbortSignal;
 }
 
 export type SqsAction = (call: SqsCall) => Promise<Record<string, unknown>>;
@@ -32,9 +32,10 @@ export type SqsAction = (call: SqsCall) => Promise<Record<string, unknown>>;
 export function sqsCall(
   relay: Relay,
   caller: Caller,
-  request: Pick<SqsCall, 'region' | 'baseUrl' | 'input' | 'signal'>,
+  request: Pick<SqsCall, 'region' | 'baseUrl' | 'input'> & { signal: () => AbortSignal },
 ): SqsCall {
   let counted = false;
+  let signal: AbortSignal | undefined;
   let auth: Promise<AuthContext> | null = null;
   const next = (): Caller => {
     const c = counted ? { ...caller, count: false } : caller;
@@ -46,6 +47,12 @@ export function sqsCall(
     accountId: caller.accountId,
     caller: next,
     auth: () => (auth ??= relay.authorize(next())),
-    ...request,
+    region: request.region,
+    baseUrl: request.baseUrl,
+    input: request.input,
+    // only a pull needs it: no listeners on the answer for the rest
+    get signal() {
+      return (signal ??= request.signal());
+    },
   };
 }

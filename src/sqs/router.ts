@@ -108,7 +108,7 @@ export function sqsRouter(relay: Relay): Router {
           region: signer.region,
           baseUrl,
           input,
-          signal: answerSignal(res),
+          signal: () => answerSignal(res),
         }),
       );
       request.answer(res, output, requestIdOf(res));
