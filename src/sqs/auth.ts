@@ -65,7 +65,7 @@ export async function authenticateSqs(
     query[key] = values.length === 1 ? values[0] : values;
   }
   try {
-    await verifySignature(
+    verifySignature(
       signed,
       { method: req.method, path: url.pathname, query, headers: req.headers, body },
       date,
