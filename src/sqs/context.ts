@@ -19,8 +19,8 @@ export interface SqsCall {
   auth(): Promise<AuthContext>;
   /** the region of the request's credential scope (used in ARNs) */
   region: string;
-  /** the origin queue URLs are built on */
-  baseUrl: string;
+  /** the origin queue URLs are built on (worked out when first read) */
+  readonly baseUrl: string;
   input: Input;
   /** aborted when the client has gone (ends a long poll); made when first read */
   readonly signal: AbortSignal;
@@ -32,9 +32,13 @@ export type SqsAction = (call: SqsCall) => Promise<Record<string, unknown>>;
 export function sqsCall(
   relay: Relay,
   caller: Caller,
-  request: Pick<SqsCall, 'region' | 'baseUrl' | 'input'> & { signal: () => AbortSignal },
+  request: Pick<SqsCall, 'region' | 'input'> & {
+    baseUrl: () => string;
+    signal: () => AbortSignal;
+  },
 ): SqsCall {
   let counted = false;
+  let baseUrl: string | undefined;
   let signal: AbortSignal | undefined;
   let auth: Promise<AuthContext> | null = null;
   const next = (): Caller => {
@@ -48,8 +52,11 @@ export function sqsCall(
     caller: next,
     auth: () => (auth ??= relay.authorize(next())),
     region: request.region,
-    baseUrl: request.baseUrl,
     input: request.input,
+    // only the actions that hand out queue URLs need it
+    get baseUrl() {
+      return (baseUrl ??= request.baseUrl());
+    },
     // only a pull needs it: no listeners on the answer for the rest
     get signal() {
       return (signal ??= request.signal());

@@ -98,10 +98,10 @@ export function sqsRouter(relay: Relay): Router {
       const signer = await authenticateSqs(req, body, relay, request.protocol);
       const action = request.handler();
       const input = request.input();
-      const baseUrl = publicBaseUrl(relay.config, req);
+      const baseUrl = () => publicBaseUrl(relay.config, req);
       // posted to a queue URL without QueueUrl: the URL names the queue
       if (input.QueueUrl === undefined && QUEUE_PATH.test(req.path)) {
-        input.QueueUrl = `${baseUrl}${req.path}`;
+        input.QueueUrl = `${baseUrl()}${req.path}`;
       }
       const output = await action(
         sqsCall(relay, signer.caller, {
