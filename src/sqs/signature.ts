@@ -145,29 +145,31 @@ class CanonicalRequest extends SignatureV4Base {
 
 const canonicalRequest = new CanonicalRequest();
 
-/** The signing keys of the latest credential scopes, oldest first (as Smithy keeps them). */
-const signingKeys = new Map<string, Buffer>();
-const MAX_SIGNING_KEYS = 1000;
+/** A cache of the values of the latest `max` keys, the oldest dropped first (as Smithy keeps its signing keys). */
+export function recentCache<V>(max: number): (key: string, make: () => V) => V {
+  const values = new Map<string, V>();
+  return (key, make) => {
+    let value = values.get(key);
+    if (value === undefined) {
+      value = make();
+      if (values.size >= max) values.delete(values.keys().next().value as string);
+      values.set(key, value);
+    }
+    return value;
+  };
+}
 
 const hmac = (key: string | Buffer, data: string) =>
   crypto.createHmac('sha256', key).update(data).digest();
 
+/** The signing keys of the latest credential scopes and secrets. */
+const signingKeys = recentCache<Buffer>(1000);
+
 /** The key a secret signs with in a credential scope (date, region, service). */
-function signingKey(secretAccessKey: string, scope: string[]): Buffer {
-  const cacheKey = `${scope.join('/')}\n${secretAccessKey}`;
-  let key = signingKeys.get(cacheKey);
-  if (key === undefined) {
-    key = scope.reduce<Buffer | string>(
-      (k, part) => hmac(k, part),
-      `AWS4${secretAccessKey}`,
-    ) as Buffer;
-    if (signingKeys.size >= MAX_SIGNING_KEYS) {
-      signingKeys.delete(signingKeys.keys().next().value as string);
-    }
-    signingKeys.set(cacheKey, key);
-  }
-  return key;
-}
+const signingKey = (secretAccessKey: string, scope: string[]): Buffer =>
+  signingKeys(`${scope.join('/')}\n${secretAccessKey}`, () =>
+    scope.reduce<Buffer>((key, part) => hmac(key, part), Buffer.from(`AWS4${secretAccessKey}`)),
+  );
 
 /** Throws SignatureDoesNotMatch unless the request was signed with this secret. */
 export function verifySignature(
