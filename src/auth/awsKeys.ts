@@ -2,7 +2,7 @@
  * AWS credentials for relay tokens. The access key id names the token:
  * `RQ<token id, 16 hex><account id>` (the token id has a fixed length, so the
  * rest is the account id: one lookup in the account's hash slot). The secret
- * is never stored: it is HMAC-SHA256(RELAY_SQS_SECRET_KEY, access key id),
+ * is never stored in Redis: it is HMAC-SHA256(RELAY_SQS_SECRET_KEY, access key id),
  * derived again to check a signature (src/sqs/auth.ts keeps the latest ones, keyed
  * by the server key and the key id). Rotating the server
  * key therefore retires every issued secret at once (docs/sqs.md).
