@@ -25,6 +25,11 @@ import { isSqsAtRoot, mayBeSqsAtRoot, protocolRequest } from './protocol/detect'
 import type { ProtocolRequest } from './protocol/request';
 import { ERROR_WRITERS, sqsRefusal } from './refusal';
 
+/**
+ * Every path the router may answer (as Express matches them: case-insensitively, with a
+ * trailing slash): `/sqs`, below it, and `/`. The app passes it only these (app.ts).
+ */
+export const SQS_PATH = /^\/(?:sqs(?:\/|$)|\/?$)/i;
 /** A queue URL's path: a request posted there names its queue (kombu's ReceiveMessage) */
 const QUEUE_PATH = /^\/sqs\/[^/]+\/[^/]+\/?$/;
 /** The least request body accepted (what SQS's own 1 MiB batches take, JSON-escaped). */
