@@ -7,13 +7,17 @@
  * run (the machine is shared and noisy: absolute rates mean little, ratios do).
  * Targets: webhook ingest ≥ 0.9 of the single send, SQS ≥ 0.6 of it.
  * `npm run bench -- --only entrances` or, alone, `npm run bench:entrances [-- --quick]
- * [--profile DIR]` (relayq's CPU profile, for bench/profileTop.ts).
+ * [--profile DIR] [--only sqs,send]` (relayq's CPU profile, for bench/profileTop.ts; only
+ * some entrances, so that the profile is theirs; `sqs_presigned`, only when named: one
+ * SendMessage signed once and replayed, relayq's side of SQS without the SDK's CPU).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { Hash } from '@smithy/hash-node';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { JsonClient } from './http';
 import { ADMIN_TOKEN, runAlone, startRedis, startRelay, waitReady } from './procs';
 import { median, pool, round } from './stats';
@@ -35,6 +39,44 @@ export interface EntrancesResult {
    * request and parses each answer, relayq checks the signature)
    */
   cpu_ms_per_request: Record<'send' | 'webhook' | 'sqs', { relayq: number; client: number }>;
+  /** with `--only ...,sqs_presigned`: one signed SendMessage replayed (no SDK in the loop) */
+  sqs_presigned_per_s?: number;
+  sqs_presigned_cpu_ms_per_request?: number;
+}
+
+/** A SendMessage signed as the JS SDK signs it (JSON protocol, its headers), to replay. */
+async function presign(
+  port: number,
+  QueueUrl: string,
+  payload: string,
+  credentials: { accessKeyId: string; secretAccessKey: string },
+): Promise<{ headers: http.OutgoingHttpHeaders; body: string }> {
+  const body = JSON.stringify({ QueueUrl, MessageBody: payload });
+  const signer = new SignatureV4({
+    credentials,
+    region: 'us-east-1',
+    service: 'sqs',
+    sha256: Hash.bind(null, 'sha256'),
+  });
+  const signed = await signer.sign({
+    method: 'POST',
+    protocol: 'http:',
+    hostname: '127.0.0.1',
+    path: '/sqs',
+    query: {},
+    headers: {
+      host: `127.0.0.1:${port}`,
+      'content-type': 'application/x-amz-json-1.0',
+      'x-amz-target': 'AmazonSQS.SendMessage',
+      'x-amzn-query-mode': 'true',
+      'amz-sdk-invocation-id': crypto.randomUUID(),
+      'amz-sdk-request': 'attempt=1; max=1',
+      'x-amz-user-agent': 'aws-sdk-js/3',
+      'user-agent': 'aws-sdk-js/3 ua/2.1 os/linux lang/js md/nodejs#20 api/sqs#3',
+    },
+    body,
+  });
+  return { headers: signed.headers, body };
 }
 
 const CONCURRENCY = 32;
@@ -128,6 +170,8 @@ export async function runEntrances(
   quick: boolean,
   /** where relayq writes a CPU profile (bench/profileTop.ts reads it) */
   profileDir?: string,
+  /** only these phases (`--only sqs,send`: a profile of one entrance); the others read null */
+  only?: string[],
 ): Promise<EntrancesResult> {
   const rounds = 3;
   const phaseMs = quick ? 2000 : 5000;
@@ -192,9 +236,26 @@ export async function runEntrances(
       sqs: async () => {
         await sqs!.send(new SendMessageCommand({ QueueUrl, MessageBody: payload }));
       },
+      // one SendMessage signed once, replayed: relayq's side of SQS without the SDK's CPU
+      // on the same 2 cores (only with --only sqs_presigned)
+      sqs_presigned: () =>
+        raw.post('/sqs', presigned.headers, presigned.body).then((s) => ok(s, 'sqs_presigned')),
     };
+    const presigned = await presign(relay.port, QueueUrl, payload, {
+      accessKeyId: aws_access_key_id,
+      secretAccessKey: aws_secret_access_key,
+    });
+    const wanted = only ?? ['send', 'webhook', 'sqs'];
+    for (const name of Object.keys(phases) as (keyof typeof phases)[]) {
+      if (!wanted.includes(name)) delete (phases as Partial<typeof phases>)[name];
+    }
     const pid = relay.child.pid!;
-    const measured: Record<keyof typeof phases, Round[]> = { send: [], webhook: [], sqs: [] };
+    const measured: Record<keyof typeof phases, Round[]> = {
+      send: [],
+      webhook: [],
+      sqs: [],
+      sqs_presigned: [],
+    };
     // warm-up: the scripts' first EVAL, the webhook's lookup, the SDK's first connections
     for (const one of Object.values(phases)) await rate(300, one, pid);
     for (let r = 0; r < rounds; r++) {
@@ -223,6 +284,12 @@ export async function runEntrances(
       webhook_ratio: round(webhook / send, 2),
       sqs_ratio: round(viaSqs / send, 2),
       cpu_ms_per_request: { send: cpu('send'), webhook: cpu('webhook'), sqs: cpu('sqs') },
+      ...(wanted.includes('sqs_presigned')
+        ? {
+            sqs_presigned_per_s: round(perSecond('sqs_presigned'), 0),
+            sqs_presigned_cpu_ms_per_request: cpu('sqs_presigned').relayq,
+          }
+        : {}),
     };
   } finally {
     sqs?.destroy();
@@ -235,10 +302,12 @@ export async function runEntrances(
 
 if (require.main === module) {
   const profile = process.argv.indexOf('--profile');
+  const only = process.argv.indexOf('--only');
   runAlone(() =>
     runEntrances(
       process.argv.includes('--quick'),
       profile > 0 ? path.resolve(process.argv[profile + 1]) : undefined,
+      only > 0 ? process.argv[only + 1].split(',') : undefined,
     ),
   );
 }

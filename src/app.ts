@@ -27,7 +27,7 @@ import { registerBacklogMetrics } from './backlogMetrics';
 import { Metrics } from './metrics';
 import { openapiRouter } from './openapi/route';
 import { sqsRefusalShape } from './sqs/refusal';
-import { sqsRouter } from './sqs/router';
+import { SQS_PATH, sqsRouter } from './sqs/router';
 import { PlanResolver } from './config/planResolver';
 import { EventHub } from './store/events';
 import { BacklogGauges } from './store/gauges';
@@ -182,11 +182,13 @@ export function buildApp({
   app.use((req, res, next) =>
     MESSAGE_PATH.test(req.url) ? messageEndpoints(req, res, next) : next(),
   );
+  // the SQS endpoint next, behind the same kind of gate (its paths: /sqs... and /)
+  const sqsEndpoint = sqsRouter(relay);
+  app.use((req, res, next) => (SQS_PATH.test(req.path) ? sqsEndpoint(req, res, next) : next()));
   app.use(healthRouter(relay, isShuttingDown));
   app.use(openapiRouter(config));
   // before rawBody: a webhook's body is read as exact bytes, up to the plan's limit
   app.use(webhookReceiver(relay));
-  app.use(sqsRouter(relay));
   app.use(rawBody);
   // the caller's credential (bearer token, or the dashboard session's cookie), read once
   app.use('/v1', readCaller);

@@ -2,8 +2,9 @@
  * AWS credentials for relay tokens. The access key id names the token:
  * `RQ<token id, 16 hex><account id>` (the token id has a fixed length, so the
  * rest is the account id: one lookup in the account's hash slot). The secret
- * is never stored: it is HMAC-SHA256(RELAY_SQS_SECRET_KEY, access key id),
- * derived again on every request to check the signature. Rotating the server
+ * is never stored in Redis: it is HMAC-SHA256(RELAY_SQS_SECRET_KEY, access key id),
+ * derived again to check a signature (src/sqs/auth.ts keeps the latest ones, keyed
+ * by the server key and the key id). Rotating the server
  * key therefore retires every issued secret at once (docs/sqs.md).
  */
 import crypto from 'node:crypto';

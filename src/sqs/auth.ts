@@ -12,7 +12,7 @@ import { awsCaller } from '../auth/credential';
 import type { Relay } from '../relay';
 import type { Caller } from '../types';
 import { INVALID_KEY, SqsError } from './errors';
-import { parseAuthorization, signingDate, verifySignature } from './signature';
+import { parseAuthorization, recentCache, signingDate, verifySignature } from './signature';
 
 export interface SqsSigner {
   /** the caller as the scripts check it (proved by the signature) */
@@ -26,6 +26,11 @@ export interface SqsSigner {
  * action). A query-protocol request names its action in the signed body or query string.
  */
 const JSON_SIGNED_HEADERS = ['x-amz-target', 'content-type'];
+
+/** The secrets of the latest access key ids (each an HMAC of the server key). */
+const secrets = recentCache<string>(1000);
+const secretOf = (serverKey: string, accessKeyId: string) =>
+  secrets(`${serverKey}\n${accessKeyId}`, () => secretFor(serverKey, accessKeyId));
 
 export async function authenticateSqs(
   req: Request,
@@ -65,11 +70,11 @@ export async function authenticateSqs(
     query[key] = values.length === 1 ? values[0] : values;
   }
   try {
-    await verifySignature(
+    verifySignature(
       signed,
       { method: req.method, path: url.pathname, query, headers: req.headers, body },
       date,
-      secretFor(serverKey, signed.accessKeyId),
+      secretOf(serverKey, signed.accessKeyId),
     );
   } catch (err) {
     // unknown keys first (as AWS), then the signature: the key's token is read only to word

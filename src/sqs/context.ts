@@ -19,11 +19,11 @@ export interface SqsCall {
   auth(): Promise<AuthContext>;
   /** the region of the request's credential scope (used in ARNs) */
   region: string;
-  /** the origin queue URLs are built on */
-  baseUrl: string;
+  /** the origin queue URLs are built on (worked out when first read) */
+  readonly baseUrl: string;
   input: Input;
-  /** aborted when the client has gone (ends a long poll) */
-  signal: AbortSignal;
+  /** aborted when the client has gone (ends a long poll); made when first read */
+  readonly signal: AbortSignal;
 }
 
 export type SqsAction = (call: SqsCall) => Promise<Record<string, unknown>>;
@@ -32,9 +32,14 @@ export type SqsAction = (call: SqsCall) => Promise<Record<string, unknown>>;
 export function sqsCall(
   relay: Relay,
   caller: Caller,
-  request: Pick<SqsCall, 'region' | 'baseUrl' | 'input' | 'signal'>,
+  request: Pick<SqsCall, 'region' | 'input'> & {
+    baseUrl: () => string;
+    signal: () => AbortSignal;
+  },
 ): SqsCall {
   let counted = false;
+  let baseUrl: string | undefined;
+  let signal: AbortSignal | undefined;
   let auth: Promise<AuthContext> | null = null;
   const next = (): Caller => {
     const c = counted ? { ...caller, count: false } : caller;
@@ -46,6 +51,15 @@ export function sqsCall(
     accountId: caller.accountId,
     caller: next,
     auth: () => (auth ??= relay.authorize(next())),
-    ...request,
+    region: request.region,
+    input: request.input,
+    // only the actions that hand out queue URLs need it
+    get baseUrl() {
+      return (baseUrl ??= request.baseUrl());
+    },
+    // only a pull needs it: no listeners on the answer for the rest
+    get signal() {
+      return (signal ??= request.signal());
+    },
   };
 }

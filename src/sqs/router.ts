@@ -9,7 +9,7 @@
  * protocol, never the relay envelope.
  */
 import crypto from 'node:crypto';
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { Plans } from '../config';
 import { RelayError } from '../errors';
 import type { Relay } from '../relay';
@@ -18,12 +18,18 @@ import { publicBaseUrl } from '../web/publicUrl';
 import { announcedOver } from '../web/readBody';
 import { refuseInShape } from '../web/refusals';
 import { authenticateSqs } from './auth';
+import { sqsBodyReader } from './body';
 import { sqsCall } from './context';
 import { SqsError, invalidParameter, toSqsError } from './errors';
 import { isSqsAtRoot, mayBeSqsAtRoot, protocolRequest } from './protocol/detect';
 import type { ProtocolRequest } from './protocol/request';
 import { ERROR_WRITERS, sqsRefusal } from './refusal';
 
+/**
+ * Every path the router may answer (as Express matches them: case-insensitively, with a
+ * trailing slash): `/sqs`, below it, and `/`. The app passes it only these (app.ts).
+ */
+export const SQS_PATH = /^\/(?:sqs(?:\/|$)|\/?$)/i;
 /** A queue URL's path: a request posted there names its queue (kombu's ReceiveMessage) */
 const QUEUE_PATH = /^\/sqs\/[^/]+\/[^/]+\/?$/;
 /** The least request body accepted (what SQS's own 1 MiB batches take, JSON-escaped). */
@@ -59,7 +65,7 @@ export function sqsRouter(relay: Relay): Router {
   const router = Router();
   const limit = maxSqsRequestBytes(relay.config.plans);
   const tooLarge = `The request body is over the ${limit}-byte limit.`;
-  const raw = express.raw({ type: () => true, limit });
+  const raw = sqsBodyReader(limit);
   const requestIdOf = (res: Response) =>
     (res.locals.requestId as string | undefined) ?? crypto.randomUUID();
 
@@ -97,17 +103,17 @@ export function sqsRouter(relay: Relay): Router {
       const signer = await authenticateSqs(req, body, relay, request.protocol);
       const action = request.handler();
       const input = request.input();
-      const baseUrl = publicBaseUrl(relay.config, req);
+      const baseUrl = () => publicBaseUrl(relay.config, req);
       // posted to a queue URL without QueueUrl: the URL names the queue
       if (input.QueueUrl === undefined && QUEUE_PATH.test(req.path)) {
-        input.QueueUrl = `${baseUrl}${req.path}`;
+        input.QueueUrl = `${baseUrl()}${req.path}`;
       }
       const output = await action(
         sqsCall(relay, signer.caller, {
           region: signer.region,
           baseUrl,
           input,
-          signal: answerSignal(res),
+          signal: () => answerSignal(res),
         }),
       );
       request.answer(res, output, requestIdOf(res));

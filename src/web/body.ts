@@ -60,7 +60,7 @@ const tooLarge = (closeConnection = false) =>
   );
 
 /** Reads off the rest of a refused body (so the answer is not cut short), then calls done. */
-function dumpBody(req: Request, done: () => void): void {
+export function dumpBody(req: Request, done: () => void): void {
   if (req.readableEnded || req.destroyed) return done();
   let called = false;
   const once = () => {

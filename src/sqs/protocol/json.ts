@@ -10,11 +10,13 @@ import { writeAnswer, type ErrorWriter, type ProtocolRequest } from './request';
 
 export const JSON_CONTENT_TYPE = 'application/x-amz-json-1.0';
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 function parseInput(body: Buffer): Input {
   if (body.length === 0) return {};
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+    value = JSON.parse(utf8.decode(body));
   } catch {
     throw invalidParameter('The request body is not valid UTF-8 JSON.');
   }

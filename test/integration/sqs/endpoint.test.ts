@@ -176,6 +176,29 @@ test('a body over the limit is refused in the shape of its protocol', async () =
   });
 });
 
+test('a body found over the limit while read (no Content-Length) is refused as one announced', async () => {
+  await account('toobigchunked');
+  const big = Buffer.from(`{"MessageBody":"${'x'.repeat(4 * 1024 * 1024)}"}`);
+  const res = await fetch(`${app().baseUrl}/sqs`, {
+    method: 'POST',
+    headers: { 'x-amz-target': 'AmazonSQS.SendMessage' },
+    // a stream: sent chunked, so the limit is found while reading
+    body: new ReadableStream({
+      start(controller) {
+        for (let at = 0; at < big.length; at += 65536)
+          controller.enqueue(big.subarray(at, at + 65536));
+        controller.close();
+      },
+    }),
+    duplex: 'half',
+  } as RequestInit);
+  expect(res.status).toBe(413);
+  expect(await res.json()).toEqual({
+    __type: 'com.amazonaws.sqs#RequestEntityTooLarge',
+    message: 'The request body is over the 4194304-byte limit.',
+  });
+});
+
 test('the request log names the protocol, the action and the refusal, never a body or a secret', async () => {
   const { keys, id } = await account('logged');
   lines.length = 0;
