@@ -12,7 +12,7 @@ import { awsCaller } from '../auth/credential';
 import type { Relay } from '../relay';
 import type { Caller } from '../types';
 import { INVALID_KEY, SqsError } from './errors';
-import { parseAuthorization, recentCache, signingDate, verifySignature } from './signature';
+import { parseAuthorization, signingDate, verifySignature } from './signature';
 
 export interface SqsSigner {
   /** the caller as the scripts check it (proved by the signature) */
@@ -26,6 +26,20 @@ export interface SqsSigner {
  * action). A query-protocol request names its action in the signed body or query string.
  */
 const JSON_SIGNED_HEADERS = ['x-amz-target', 'content-type'];
+
+/** A cache of the values of the latest `max` keys, the oldest dropped first. */
+function recentCache<V>(max: number): (key: string, make: () => V) => V {
+  const values = new Map<string, V>();
+  return (key, make) => {
+    let value = values.get(key);
+    if (value === undefined) {
+      value = make();
+      if (values.size >= max) values.delete(values.keys().next().value as string);
+      values.set(key, value);
+    }
+    return value;
+  };
+}
 
 /** The secrets of the latest access key ids (each an HMAC of the server key). */
 const secrets = recentCache<string>(1000);
@@ -70,7 +84,7 @@ export async function authenticateSqs(
     query[key] = values.length === 1 ? values[0] : values;
   }
   try {
-    verifySignature(
+    await verifySignature(
       signed,
       { method: req.method, path: url.pathname, query, headers: req.headers, body },
       date,

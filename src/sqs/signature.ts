@@ -1,26 +1,14 @@
 /**
  * AWS Signature Version 4 checking. The Authorization header is parsed here;
- * the canonical request is rebuilt by Smithy's own code (@smithy/signature-v4,
- * what the AWS SDKs sign with: its canonical headers, path and query) over
- * exactly the headers the client signed, with the client's date and credential
- * scope, as its signer's signRequest does; the string to sign and the signature
- * are computed here with Node's crypto (the body hashed once, the signing key
- * kept per credential scope, as Smithy keeps it), and the two signatures are
- * compared in constant time.
+ * the canonical request and string to sign are rebuilt by Smithy's own signer
+ * (@smithy/signature-v4, the code the AWS SDKs sign with) over exactly the
+ * headers the client signed, with the client's date and credential scope, and
+ * the two signatures are compared in constant time.
  */
 import crypto from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Hash } from '@smithy/hash-node';
-import {
-  ALGORITHM_IDENTIFIER,
-  AMZ_DATE_HEADER,
-  GENERATED_HEADERS,
-  KEY_TYPE_IDENTIFIER,
-  SignatureV4Base,
-  createScope,
-  getCanonicalHeaders,
-} from '@smithy/signature-v4';
-import type { HttpRequest } from '@smithy/types';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { SqsError } from './errors';
 
 /** How far X-Amz-Date may be from the server's clock, as in AWS. */
@@ -124,72 +112,22 @@ function amzDate(date: Date): string {
     .replace(/\.\d{3}Z$/, 'Z');
 }
 
-const sha256Hex = (data: Buffer | string) => crypto.createHash('sha256').update(data).digest('hex');
-
-/** Smithy's canonical request (its signer's own code, without credentials). */
-class CanonicalRequest extends SignatureV4Base {
-  constructor() {
-    super({
-      credentials: { accessKeyId: '', secretAccessKey: '' },
-      region: '',
-      service: '',
-      sha256: Hash.bind(null, 'sha256'),
-    });
-  }
-
-  of(request: HttpRequest, signableHeaders: Set<string>, payloadHash: string): string {
-    const canonicalHeaders = getCanonicalHeaders(request, undefined, signableHeaders);
-    return this.createCanonicalRequest(request, canonicalHeaders, payloadHash);
-  }
-}
-
-const canonicalRequest = new CanonicalRequest();
-
-/** A cache of the values of the latest `max` keys, the oldest dropped first (as Smithy keeps its signing keys). */
-export function recentCache<V>(max: number): (key: string, make: () => V) => V {
-  const values = new Map<string, V>();
-  return (key, make) => {
-    let value = values.get(key);
-    if (value === undefined) {
-      value = make();
-      if (values.size >= max) values.delete(values.keys().next().value as string);
-      values.set(key, value);
-    }
-    return value;
-  };
-}
-
-const hmac = (key: string | Buffer, data: string) =>
-  crypto.createHmac('sha256', key).update(data).digest();
-
-/** The signing keys of the latest credential scopes and secrets. */
-const signingKeys = recentCache<Buffer>(1000);
-
-/** The key a secret signs with in a credential scope (date, region, service). */
-const signingKey = (secretAccessKey: string, scope: string[]): Buffer =>
-  signingKeys(`${scope.join('/')}\n${secretAccessKey}`, () =>
-    scope.reduce<Buffer>((key, part) => hmac(key, part), Buffer.from(`AWS4${secretAccessKey}`)),
-  );
+const sha256Hex = (data: Buffer) => crypto.createHash('sha256').update(data).digest('hex');
 
 /** Throws SignatureDoesNotMatch unless the request was signed with this secret. */
-export function verifySignature(
+export async function verifySignature(
   auth: SignedHeaderAuthorization,
   request: IncomingSignedRequest,
   date: Date,
   secretAccessKey: string,
-): void {
+): Promise<void> {
   if (!auth.signedHeaders.includes('host')) throw incomplete('the Host header must be signed');
-  const longDate = amzDate(date);
-  const shortDate = longDate.slice(0, 8);
-  // the signed headers as the signer saw them: its own (the date) generated again
   const headers: Record<string, string> = {};
   for (const name of auth.signedHeaders) {
     const value = request.headers[name];
     if (value === undefined) throw incomplete(`signed header ${name} is missing from the request`);
-    if (!GENERATED_HEADERS.includes(name))
-      headers[name] = Array.isArray(value) ? value.join(',') : value;
+    headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
-  headers[AMZ_DATE_HEADER] = longDate;
   const bodyHash = sha256Hex(request.body);
   const declared = request.headers['x-amz-content-sha256'];
   if (declared !== undefined && declared !== bodyHash) {
@@ -198,7 +136,14 @@ export function verifySignature(
       'X-Amz-Content-SHA256 does not match the SHA-256 of the request body',
     );
   }
-  const canonical = canonicalRequest.of(
+  const signer = new SignatureV4({
+    credentials: { accessKeyId: auth.accessKeyId, secretAccessKey },
+    region: auth.region,
+    service: auth.service,
+    sha256: Hash.bind(null, 'sha256'),
+    applyChecksum: false,
+  });
+  const signed = await signer.sign(
     {
       method: request.method,
       protocol: 'http:',
@@ -208,16 +153,18 @@ export function verifySignature(
       headers,
       body: request.body,
     },
-    new Set(auth.signedHeaders),
-    bodyHash,
+    {
+      signingDate: date,
+      signingRegion: auth.region,
+      signingService: auth.service,
+      signableHeaders: new Set(auth.signedHeaders),
+    },
   );
-  const scope = [shortDate, auth.region, auth.service, KEY_TYPE_IDENTIFIER];
-  const stringToSign = `${ALGORITHM_IDENTIFIER}\n${longDate}\n${createScope(shortDate, auth.region, auth.service)}\n${sha256Hex(canonical)}`;
-  const expected = crypto
-    .createHmac('sha256', signingKey(secretAccessKey, scope))
-    .update(stringToSign)
-    .digest();
-  if (!crypto.timingSafeEqual(expected, Buffer.from(auth.signature, 'hex'))) {
+  const expected = /Signature=([0-9a-f]{64})/.exec(String(signed.headers.authorization))?.[1];
+  if (
+    !expected ||
+    !crypto.timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(auth.signature, 'hex'))
+  ) {
     throw new SqsError(
       'SignatureDoesNotMatch',
       'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.',
