@@ -5,7 +5,7 @@
  * (group_order fair, as SQS fair queues); MessageGroupId is the message's group_id.
  */
 import crypto from 'node:crypto';
-import type { ChannelConfig, ChannelStats } from '../relay';
+import type { ChannelConfig, ChannelStats, Relay } from '../relay';
 import { GROUP_ID_PATTERN } from '../schemas/requests';
 import type { SqsCall } from './context';
 import { SqsError, invalidParameter, missingParameter } from './errors';
@@ -69,16 +69,50 @@ export function checkFifoValue(name: FifoAttribute, value: string): string {
 }
 
 /**
+ * How long a pod keeps a queue's FIFO settings for its sends: a change made through another
+ * pod reaches its sends within this (SQS's own attribute changes take up to 60 s to
+ * propagate); a change through this pod at once.
+ */
+export const FIFO_MEMORY_MS = 5000;
+const FIFO_MEMORY_MAX = 10_000;
+
+/** Per relay (one per app): `${account}\0${channel}` -> the settings and until when. */
+const memories = new WeakMap<Relay, Map<string, { fifo: FifoQueue | null; until: number }>>();
+
+function memoryOf(relay: Relay) {
+  let memory = memories.get(relay);
+  if (!memory) {
+    memory = new Map();
+    memories.set(relay, memory);
+  }
+  return memory;
+}
+
+/** Forgets a queue's FIFO settings on this pod (they were changed, or it was deleted). */
+export function forgetFifo(relay: Relay, accountId: string, channel: string): void {
+  memories.get(relay)?.delete(`${accountId}\u0000${channel}`);
+}
+
+/**
  * The FIFO settings of the queue a send goes to: only a queue whose name ends in .fifo can be
- * one, so a standard queue's send makes no extra call.
+ * one, so a standard queue's send makes no extra call; a FIFO queue's after its first on this
+ * pod neither, for FIFO_MEMORY_MS (the send's own call checks the token's scope and that the
+ * queue exists).
  */
 export async function sendTarget(call: SqsCall, channel: string): Promise<FifoQueue | null> {
   if (!channel.endsWith(FIFO_SUFFIX)) return null;
+  const memory = memoryOf(call.relay);
+  const key = `${call.accountId}\u0000${channel}`;
+  const known = memory.get(key);
+  if (known && known.until > Date.now()) return known.fifo;
   const auth = await call.auth();
   checkQueueScope(auth, channel);
   const stats = await call.relay.channels.stats(auth, channel);
   if (!stats) throw queueDoesNotExist(channel);
-  return fifoQueue(stats);
+  const fifo = fifoQueue(stats);
+  if (memory.size >= FIFO_MEMORY_MAX) memory.clear();
+  memory.set(key, { fifo, until: Date.now() + FIFO_MEMORY_MS });
+  return fifo;
 }
 
 /** What a send entry adds for groups and FIFO: the relay message's group and dedup id. */

@@ -26,7 +26,7 @@ import {
   type Queue,
 } from './resolve';
 import { requestedTags, tagNewQueue } from './tags';
-import { FIFO_SUFFIX, isFifoAttribute, isFifoConfig } from './fifo';
+import { FIFO_SUFFIX, forgetFifo, isFifoAttribute, isFifoConfig } from './fifo';
 
 const MAX_LIST = 1000;
 
@@ -45,6 +45,7 @@ async function applyChange(
     receiveWaitSeconds: change.receiveWaitSeconds,
     named: change.named,
   });
+  forgetFifo(call.relay, call.accountId, channel);
 }
 
 /**
@@ -158,6 +159,7 @@ export async function listQueues(call: SqsCall) {
 export async function deleteQueue(call: SqsCall) {
   const queue = await resolveQueue(call);
   await call.relay.channels.remove(await call.auth(), queue.channel);
+  forgetFifo(call.relay, call.accountId, queue.channel);
   return {};
 }
 

@@ -5,6 +5,7 @@
  * knows the webhook (two the first time: the lookup, then the send). Counted from MONITOR.
  */
 import {
+  CreateQueueCommand,
   DeleteMessageCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
@@ -102,6 +103,32 @@ test('SQS SendMessage, SendMessageBatch, ReceiveMessage and DeleteMessage: one c
     ),
   );
   expect(scriptCalls(batch)).toHaveLength(1);
+
+  // a FIFO queue: its settings are read by the pod's first send to it, then remembered
+  const fifoUrl = (
+    await sqs.send(
+      new CreateQueueCommand({
+        QueueName: 'jobs.fifo',
+        Attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'true' },
+      }),
+    )
+  ).QueueUrl!;
+  const fifoSend = (body: string) =>
+    sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: body, MessageGroupId: 'g' }));
+  await fifoSend('first');
+  await sleep(200);
+  const fifoBatch = await podCommands(redis, app, () =>
+    sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: fifoUrl,
+        Entries: [
+          { Id: 'a', MessageBody: 'f2', MessageGroupId: 'g' },
+          { Id: 'b', MessageBody: 'f3', MessageGroupId: 'g' },
+        ],
+      }),
+    ),
+  );
+  expect(scriptCalls(fifoBatch)).toHaveLength(1);
 });
 
 test('a webhook delivery: two calls the first time on a pod, then one', async () => {
