@@ -5,12 +5,15 @@ KEYS[1..6] account keys: account, channels, timers, usage, events, tokens
 KEYS[7..] channels keys: q, f, m, x, d, dx of each channel named in ARGV, in order
 Not in KEYS: each channel's message-group keys (gn, gl, gw, ga, g:<group>, sn: lua/lib/common.lua
 channel_keys) are named from its q key under the account's hash tag; g:<group> is one key per
-group, known only at run time, so they cannot be declared as a KEYS group.
+group, known only at run time, so they cannot be declared as a KEYS group; and its push
+destination's dead list (<channel>:dst:dead, src/store/keys.ts destinationKeyList), named the
+same way, whose unexpired messages are not counted as queued.
 ARGV[1] n: the number of channels; ARGV[2..n+1] their ids (every channel of the account)
 Returns: { version_us, queued, delayed, in_flight, dead_letter, storage_bytes, channels,
            oldest_message_ms or false, next_expiry_ms or false, groups_ready, groups_blocked }
          for an account that exists (message groups: docs/api/groups.md; queued counts the
-         grouped messages waiting behind their group's head too);
+         grouped messages waiting behind their group's head too, and not the messages a push
+         destination gave up on, kept as dead in their channel);
          { version_us, 0, 0, 0, 0, 0, 0, false, false, 0, 0 } for one that does not (any more);
          'stale' when the channels passed are not all of the account's channels.
          version_us is Redis's TIME in microseconds: a later snapshot has a higher one.
@@ -45,7 +48,8 @@ for i = 1, n do
   local ch = channel_keys(7 + (i - 1) * 6)
   local ch_delayed = redis.call('ZCOUNT', ch.q, '(' .. now, '+inf')
   local ch_in_flight = redis.call('ZCOUNT', ch.f, '(' .. now, '+inf')
-  queued = queued + math.max(0, message_count(ch) - ch_delayed - ch_in_flight)
+  local ch_dead = redis.call('ZCOUNT', string.sub(ch.q, 1, -2) .. 'dst:dead', '(' .. now, '+inf')
+  queued = queued + math.max(0, message_count(ch) - ch_delayed - ch_in_flight - ch_dead)
   delayed = delayed + ch_delayed
   in_flight = in_flight + ch_in_flight
   local groups = redis.call('HLEN', ch.gn)

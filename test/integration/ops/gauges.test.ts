@@ -18,6 +18,8 @@ import { sample } from './serve';
 
 const env = {
   RELAY_GAUGE_INTERVAL_MS: '50',
+  // a destination on a closed local port, whose messages end dead in their channel
+  RELAY_DESTINATIONS_ALLOW_PRIVATE: 'true',
   RELAY_METRICS_ACCOUNTS: 'acme',
   RELAY_PLANS: '{"brief":{"max_storage_bytes":1000000,"max_channels":10,"retention_seconds":1}}',
 };
@@ -327,5 +329,33 @@ test('relayq_message_groups counts ready and blocked groups (per channel for REL
     );
   }, 8000).catch(() => {
     throw new Error(`groups gauges ${JSON.stringify(last)}`);
+  });
+});
+
+test('messages a push destination gave up on (dead in their channel) are not counted as queued', async () => {
+  const { auth } = await accountWithToken(rq.a, 'deadco');
+  const ca = relay(rq.a, auth);
+  const created = await rq.a.http
+    .post('/v1/relay/channels/hooks/destinations')
+    .set('Authorization', auth)
+    // port 9 on loopback: nothing listens, each attempt fails at once
+    .send({ url: 'http://127.0.0.1:9/', retry: { schedule_seconds: [0], max_attempts: 1 } });
+  expect(created.status).toBe(200);
+  await ca.sendOk('hooks', { body: 1 });
+  await ca.sendOk('hooks', { body: 2 });
+  await eventually(async () => (await ca.channel('hooks')).body.result.dead_count === 2, 10_000);
+  await rq.a.http
+    .patch(`/v1/relay/channels/hooks/destinations/${created.body.result.id}`)
+    .set('Authorization', auth)
+    .send({ paused: true });
+  // the truth, read through the store: a channel's queued leaves its dead messages out
+  let queued = 0;
+  for (const id of await rq.a.redis.smembers(systemKeys.accounts)) {
+    for (const c of await rq.a.relay.store.channels.list(id)) queued += c.queued;
+  }
+  const hooks = (await ca.channel('hooks')).body.result;
+  expect([hooks.queued, hooks.dead_count]).toEqual([0, 2]);
+  await eventually(async () => (await gauges(rq.b)).queued === queued, 8000).catch(async () => {
+    throw new Error(`queued gauge ${(await gauges(rq.b)).queued}, expected ${queued}`);
   });
 });
