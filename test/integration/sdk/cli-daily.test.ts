@@ -129,6 +129,7 @@ test('channels show, configure, purge, redrive and delete, each with --json', as
     retentionSeconds: 3 * 86400,
     receiveWaitSeconds: 0,
     groupOrder: 'strict',
+    historySeconds: 0,
     fifo: false,
   });
   await sdk.sendBatch('orders', [{ body: 1 }, { body: 2 }, { body: 3 }]);
