@@ -35,7 +35,8 @@ const sent = await relay.POST('/v1/relay/channels/{channelId}/messages', {
   body: { body: { order: 42 }, metadata: { source: 'shop', tries: 2, tags: ['a'] } },
 });
 if (!sent.data) throw new Error(JSON.stringify(sent.error));
-const id: string = sent.data.result.id;
+// null only when the channel has routes and none stored a copy (docs/api/routes.md)
+const id: string | null = sent.data.result.id;
 
 const pulled = await relay.POST('/v1/relay/channels/{channelId}/messages/pull', {
   ...channel,
