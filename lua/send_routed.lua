@@ -115,8 +115,10 @@ end
 -- First pass: every copy's id, size and dedup hit, so that nothing is written if a limit trips.
 local messages = {}
 local at = 11 + c
+-- the settings of the channel the messages arrived at (FIFO, and the SQS size cap below)
 local own_cfg = redis.call('HGET', k.channels, channel)
-local own_fifo = own_cfg and parse_settings(own_cfg).named.fifo == '1'
+local own_named = own_cfg and parse_settings(own_cfg).named or {}
+local own_fifo = own_named.fifo == '1'
 local n = tonumber(ARGV[10 + c])
 local total = 0
 for i = 1, n do
@@ -176,8 +178,7 @@ end
 local size_setting, size_bound = ARGV[at], ARGV[at + 1]
 if size_setting then
   local size_cap = tonumber(caller.limits[size_bound])
-  local cfg = redis.call('HGET', k.channels, channel)
-  local own = cfg and tonumber(parse_settings(cfg).named[size_setting])
+  local own = tonumber(own_named[size_setting])
   if own and (not size_cap or own < size_cap) then size_cap, size_bound = own, size_setting end
   for i = 1, n do
     local size = ARGV[at + 1 + i]
