@@ -12,6 +12,7 @@ import https from 'node:https';
 import client from 'prom-client';
 import type { Logger } from 'pino';
 import type { DestinationRecord, Relay, TakenMessage } from '../relay';
+import { OutcomeBatcher } from './outcomes';
 import { destinationRequest } from './request';
 import { sendAttempt, type AttemptAnswer } from './send';
 
@@ -55,12 +56,27 @@ class DestinationLoop {
   private readonly requests = new Set<Promise<void>>();
   private record: DestinationRecord | null = null;
   private recordAt = 0;
+  /** this loop's outcomes, recorded in batches */
+  readonly outcomes: OutcomeBatcher;
 
   constructor(
     readonly account: string,
     readonly channel: string,
     private readonly owner: Deliveries,
-  ) {}
+  ) {
+    const { relay, options, log } = owner;
+    this.outcomes = new OutcomeBatcher(
+      (destination, outcomes) =>
+        relay.destinations.results(account, channel, destination, outcomes, {
+          logMax: options.logMax,
+          cooldownMs: options.cooldownMs,
+          disableAfterMs: options.disableAfterMs,
+        }),
+      (err, count) =>
+        // the leases lapse and the messages are delivered again
+        log.warn({ err: String(err), account, channel, count }, 'destination results not recorded'),
+    );
+  }
 
   start(): void {
     this.running = this.run();
@@ -199,44 +215,34 @@ class DestinationLoop {
       error: answer.error,
       response_excerpt: answer.excerpt,
     });
-    try {
-      const r = await relay.destinations.result(this.account, this.channel, record.id, {
-        leaseId: message.leaseId,
-        outcome,
-        retryAfterMs: answer.status === 429 || answer.status === 503 ? answer.retryAfterMs : null,
-        failure,
-        entry,
-        attempt: message.attempt,
-        durationMs,
-        status: answer.status,
-        logMax: options.logMax,
-        cooldownMs: options.cooldownMs,
-        disableAfterMs: options.disableAfterMs,
-      });
-      const about = {
-        account: this.account,
-        channel: this.channel,
-        destination: record.id,
-        message: messageId,
-        attempt: message.attempt,
-      };
-      if (r.result === 'dead' || r.result === 'dead_lettered')
-        log.warn(
-          { ...about, failure, to: r.result },
-          r.result === 'dead'
-            ? 'destination gave up on a message: kept as dead in its channel'
-            : 'destination gave up on a message: moved to the dead-letter channel',
-        );
-      if (r.result === 'disabled') log.warn({ ...about, failure }, 'destination disabled');
-      if (r.breakerOpenedMs > 0)
-        log.warn({ ...about, cooldownMs: r.breakerOpenedMs }, 'destination circuit breaker open');
-    } catch (err) {
-      // the lease lapses and the message is delivered again
+    const r = await this.outcomes.add(record.id, {
+      leaseId: message.leaseId,
+      outcome,
+      retryAfterMs: answer.status === 429 || answer.status === 503 ? answer.retryAfterMs : null,
+      failure,
+      entry,
+      attempt: message.attempt,
+      durationMs,
+      status: answer.status,
+    });
+    if (!r) return;
+    const about = {
+      account: this.account,
+      channel: this.channel,
+      destination: record.id,
+      message: messageId,
+      attempt: message.attempt,
+    };
+    if (r.result === 'dead' || r.result === 'dead_lettered')
       log.warn(
-        { err: String(err), account: this.account, channel: this.channel },
-        'destination result not recorded',
+        { ...about, failure, to: r.result },
+        r.result === 'dead'
+          ? 'destination gave up on a message: kept as dead in its channel'
+          : 'destination gave up on a message: moved to the dead-letter channel',
       );
-    }
+    if (r.result === 'disabled') log.warn({ ...about, failure }, 'destination disabled');
+    if (r.breakerOpenedMs > 0)
+      log.warn({ ...about, cooldownMs: r.breakerOpenedMs }, 'destination circuit breaker open');
   }
 }
 

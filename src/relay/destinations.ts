@@ -6,6 +6,7 @@
 import { RelayError } from '../errors';
 import type {
   AttemptOutcome,
+  OutcomeSettings,
   DestinationChange,
   DestinationRecord,
 } from '../store/destinationTypes';
@@ -63,8 +64,13 @@ export function createDestinations(deps: RelayDeps) {
     read: (account: string, channel: string) => store.destinations.get(account, channel),
     take: (account: string, channel: string, id: string, max: number) =>
       store.destinations.take(account, channel, id, max),
-    result: (account: string, channel: string, id: string, outcome: AttemptOutcome) =>
-      store.destinations.result(account, channel, id, outcome),
+    results: (
+      account: string,
+      channel: string,
+      id: string,
+      outcomes: readonly AttemptOutcome[],
+      settings: OutcomeSettings,
+    ) => store.destinations.results(account, channel, id, outcomes, settings),
     all: () => store.destinations.all(),
     removeGone: (account: string, channel: string, id: string) =>
       store.destinations.remove(account, channel, id),

@@ -56,6 +56,8 @@ export {
 } from './replaySignatures';
 export type {
   AttemptOutcome,
+  AttemptResult,
+  OutcomeSettings,
   DestinationChange,
   DestinationConfig,
   DestinationRecord,

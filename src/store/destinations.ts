@@ -6,6 +6,7 @@
  */
 import type { StoreContext } from './context';
 import type {
+  AttemptResult,
   DestinationConfig,
   DestinationRecord,
   DestinationState,
@@ -18,6 +19,7 @@ import {
   destinationDeleteScript,
   destinationRedriveScript,
   destinationResultScript,
+  destinationResultTail,
   destinationSaveScript,
   destinationTakeScript,
   type DestinationDeleteArgs,
@@ -126,35 +128,48 @@ export function createDestinationStore(ctx: StoreContext): DestinationStore {
       return { status, waitMs, messages };
     },
 
-    async result(account, channel, id, o) {
-      const [result, delayMs, lowered, breakerOpenedMs] = await ctx.withDeadLetter(
-        account,
-        channel,
-        (dlq) =>
-          ctx.run<DestinationResultReply, DestinationResultArgs>(
-            destinationResultScript,
-            { account, channel, id, deadLetter: dlq },
-            {
-              channel,
-              id,
-              lease_id: o.leaseId,
-              outcome: o.outcome,
-              retry_after_ms: o.retryAfterMs ?? '',
-              failure: o.failure,
-              entry: o.entry,
-              log_max: o.logMax,
-              cooldown_ms: o.cooldownMs,
-              disable_after_ms: o.disableAfterMs,
-              dead_letter_channel: dlq,
-              attempt: o.attempt,
-              duration_ms: o.durationMs,
-              status: o.status ?? '',
-            },
-          ),
+    async results(account, channel, id, outcomes, settings) {
+      if (outcomes.length === 0) return [];
+      const tail = destinationResultTail(
+        outcomes.map((o) => ({
+          lease_id: o.leaseId,
+          outcome: o.outcome,
+          retry_after_ms: o.retryAfterMs ?? '',
+          failure: o.failure,
+          entry: o.entry,
+          attempt: o.attempt,
+          duration_ms: o.durationMs,
+          status: o.status ?? '',
+        })),
+      );
+      const [flat, lowered] = await ctx.withDeadLetter(account, channel, (dlq) =>
+        ctx.run<DestinationResultReply, DestinationResultArgs>(
+          destinationResultScript,
+          { account, channel, id, deadLetter: dlq },
+          {
+            channel,
+            id,
+            log_max: settings.logMax,
+            cooldown_ms: settings.cooldownMs,
+            disable_after_ms: settings.disableAfterMs,
+            dead_letter_channel: dlq,
+            n: outcomes.length,
+          },
+          tail,
+        ),
       );
       await ctx.lowerDue(account, lowered);
-      if (result === 'acked') ctx.metrics.count('acked', 1);
-      return { result, delayMs, breakerOpenedMs };
+      const results: AttemptResult[] = [];
+      for (let i = 0; i < flat.length; i += 3) {
+        results.push({
+          result: flat[i] as AttemptResult['result'],
+          delayMs: Number(flat[i + 1]),
+          breakerOpenedMs: Number(flat[i + 2]),
+        });
+      }
+      const acked = results.filter((r) => r.result === 'acked').length;
+      if (acked > 0) ctx.metrics.count('acked', acked);
+      return results;
     },
 
     async all() {

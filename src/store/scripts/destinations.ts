@@ -70,15 +70,27 @@ export type DestinationTakeReply = [
 export interface DestinationResultArgs {
   channel: string;
   id: string;
+  log_max: number;
+  cooldown_ms: number;
+  disable_after_ms: number;
+  dead_letter_channel: string;
+  /** the number of outcomes; 8 values each follow (destinationResultTail) */
+  n: number;
+}
+
+export const destinationResultScript = defineScript<DestinationResultArgs>({
+  name: 'destination_result',
+  keys: ['account', 'channel', 'destination', 'history', 'deadLetter'],
+  argv: ['channel', 'id', 'log_max', 'cooldown_ms', 'disable_after_ms', 'dead_letter_channel', 'n'],
+});
+
+/** One outcome's 8 values in destination_result's ARGV tail. */
+export interface DestinationResultOutcome {
   lease_id: string;
   outcome: 'ok' | 'gone' | 'fail';
   retry_after_ms: number | '';
   failure: string;
   entry: string;
-  log_max: number;
-  cooldown_ms: number;
-  disable_after_ms: number;
-  dead_letter_channel: string;
   /** the destination's attempt number, for the channel's history */
   attempt: number;
   duration_ms: number;
@@ -86,31 +98,26 @@ export interface DestinationResultArgs {
   status: number | '';
 }
 
-export const destinationResultScript = defineScript<DestinationResultArgs>({
-  name: 'destination_result',
-  keys: ['account', 'channel', 'destination', 'history', 'deadLetter'],
-  argv: [
-    'channel',
-    'id',
-    'lease_id',
-    'outcome',
-    'retry_after_ms',
-    'failure',
-    'entry',
-    'log_max',
-    'cooldown_ms',
-    'disable_after_ms',
-    'dead_letter_channel',
-    'attempt',
-    'duration_ms',
-    'status',
-  ],
-});
+export function destinationResultTail(
+  outcomes: readonly DestinationResultOutcome[],
+): (string | number)[] {
+  const tail: (string | number)[] = [];
+  for (const o of outcomes)
+    tail.push(
+      o.lease_id,
+      o.outcome,
+      o.retry_after_ms,
+      o.failure,
+      o.entry,
+      o.attempt,
+      o.duration_ms,
+      o.status,
+    );
+  return tail;
+}
 
-/** [result, delay ms, lowered due ms or null, breaker opened for ms] */
+/** [flat result, delay ms, breaker opened for ms per outcome, lowered due ms or null] */
 export type DestinationResultReply = [
-  'acked' | 'retry' | 'dead' | 'dead_lettered' | 'disabled' | 'stale',
-  number,
+  ('acked' | 'retry' | 'dead' | 'dead_lettered' | 'disabled' | 'stale' | number)[],
   number | null,
-  number,
 ];
