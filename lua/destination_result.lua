@@ -11,7 +11,9 @@ in a row open it for a cooldown of 30 s doubling to 10 min) and disable the dest
 disable_after_ms without a success. Each attempt is logged (newest first) even when its lease
 was lost meanwhile; a channel that keeps history (lua/lib/history.lua) notes it in the
 message's timeline (a delivery with its status and duration, then the retry, ack or dead
-letter it led to).
+letter it led to). Then, when take_max is above 0, it leases what the destination may be sent
+now, as destination_take does (lua/lib/destination.lua): a delivery loop records what ended
+and takes what the freed slots allow in one call.
 KEYS[1..6]   account keys: account, channels, timers, usage, events, tokens
 KEYS[7..12]  channel keys: q, f, m, x, d, dx of the destination's channel
 KEYS[13..16] destination keys: destination, attempts, window, dead
@@ -23,7 +25,9 @@ ARGV[3] log_max: most attempts kept in the log (integer)
 ARGV[4] cooldown_ms: the breaker's first cooldown (ms)
 ARGV[5] disable_after_ms: failing this long without a success disables (ms)
 ARGV[6] dead_letter_channel: the one the caller passed keys for ('' for none)
-ARGV[7] n: the number of outcomes (at least 1); then 8 values per outcome:
+ARGV[7] take_max: most messages to lease after recording (integer; 0: none)
+ARGV[8] nonces: take_max random strings of 22 characters, concatenated
+ARGV[9] n: the number of outcomes; then 8 values per outcome:
         lease_id (the attempt's lease), outcome ('ok', 'gone' or 'fail'), retry_after_ms (the
         receiver's Retry-After in ms, or ''), failure (what failed, one line; '' on success),
         entry (the attempt's log entry, JSON text), attempt (the destination's attempt number
@@ -33,7 +37,9 @@ The plan's max_channels (a dead-letter channel may have to be created) and reten
 from PLANS: the log is kept for the channel's retention (its setting, at most the plan's)
 after its last attempt, as long as the messages it tells of.
 Returns: { {result ('acked', 'retry', 'dead', 'dead_lettered', 'disabled', 'stale'), delay_ms,
-           breaker opened for ms (0: not), ...} per outcome in order, lowered_due_ms or false }
+           breaker opened for ms (0: not), ...} per outcome in order, lowered_due_ms or false,
+           the lease's status, wait_ms and {lease_id, record, attempt, ...} as destination_take
+           returns them ('idle', 0, {} when take_max is 0) }
 Errors:  STALE_CONFIG <dead_letter_channel> when ARGV[6] is not the configured one
 ]]
 local k = account_keys(1)
@@ -41,19 +47,20 @@ local ch = channel_keys(7)
 local dst, log, dead = KEYS[13], KEYS[14], KEYS[16]
 local dl = #KEYS >= 25 and channel_keys(20) or nil
 local channel = ARGV[1]
-local n = tonumber(ARGV[7])
+local n = tonumber(ARGV[9])
+local take_max = tonumber(ARGV[7])
 local now = now_ms()
-local BREAKER_FAILURES = 20
 local MAX_COOLDOWN_MS = 600000
 local MAX_RETRY_AFTER_MS = 3600000
 local FIELDS = 8
+local FIRST = 9
 
 local cfg = redis.call('HGET', k.channels, channel)
 local id = redis.call('HGET', dst, 'id')
 if not cfg or id ~= ARGV[2] then
   local out = {}
   for i = 1, n do out[#out + 1] = 'stale'; out[#out + 1] = 0; out[#out + 1] = 0 end
-  return { out, false }
+  return { out, false, 'gone', 0, {} }
 end
 local _, _, dlq = parse_config(cfg)
 local stale = check_dlq(dlq, ARGV[6])
@@ -67,10 +74,12 @@ local retention = limits.retention_ms
 local kept = settings.retention_ms
 if kept and kept < retention then retention = kept end
 local entries = {}
-for i = 1, n do entries[i] = ARGV[7 + (i - 1) * FIELDS + 5] end
-redis.call('LPUSH', log, unpack(entries))
-redis.call('LTRIM', log, 0, tonumber(ARGV[3]) - 1)
-redis.call('PEXPIRE', log, retention)
+for i = 1, n do entries[i] = ARGV[FIRST + (i - 1) * FIELDS + 5] end
+if n > 0 then
+  redis.call('LPUSH', log, unpack(entries))
+  redis.call('LTRIM', log, 0, tonumber(ARGV[3]) - 1)
+  redis.call('PEXPIRE', log, retention)
+end
 
 local conf = nil
 local lowered = false
@@ -94,8 +103,8 @@ local function count(outcome, failure)
     redis.call('HSET', dst, 'state', 'disabled', 'disabled_reason', 'gone')
   elseif now - since >= tonumber(ARGV[5]) then
     redis.call('HSET', dst, 'state', 'disabled', 'disabled_reason', 'failing since ' .. since)
-  elseif fails >= BREAKER_FAILURES and
-      (fails == BREAKER_FAILURES or tonumber(redis.call('HGET', dst, 'open_until') or '0') > 0) then
+  elseif fails >= DESTINATION_BREAKER_FAILURES and
+      (fails == DESTINATION_BREAKER_FAILURES or tonumber(redis.call('HGET', dst, 'open_until') or '0') > 0) then
     local cooldown = tonumber(redis.call('HGET', dst, 'cooldown') or '0') or 0
     cooldown = cooldown > 0 and math.min(cooldown * 2, MAX_COOLDOWN_MS) or tonumber(ARGV[4])
     redis.call('HSET', dst, 'cooldown', cooldown, 'open_until', now + cooldown)
@@ -167,7 +176,7 @@ end
 
 local out = {}
 for i = 1, n do
-  local a = 7 + (i - 1) * FIELDS
+  local a = FIRST + (i - 1) * FIELDS
   local lease, outcome = ARGV[a + 1], ARGV[a + 2]
   local opened = count(outcome, ARGV[a + 4])
   local result, delay = settle(lease, outcome, ARGV[a + 3], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8])
@@ -177,4 +186,7 @@ for i = 1, n do
 end
 -- retries due at once: one new_message for them all
 if available > 0 then publish_now(k, channel, now, available) end
-return { out, min_due(lowered, history_schedule()) }
+lowered = min_due(lowered, history_schedule())
+if take_max <= 0 then return { out, lowered, 'idle', 0, {} } end
+local taken = destination_lease(k, ch, dst, KEYS[15], channel, ARGV[2], take_max, ARGV[8], now, 17)
+return { out, min_due(lowered, taken[4]), taken[1], taken[2], taken[3] }

@@ -64,13 +64,14 @@ export function createDestinations(deps: RelayDeps) {
     read: (account: string, channel: string) => store.destinations.get(account, channel),
     take: (account: string, channel: string, id: string, max: number) =>
       store.destinations.take(account, channel, id, max),
-    results: (
+    settle: (
       account: string,
       channel: string,
       id: string,
       outcomes: readonly AttemptOutcome[],
       settings: OutcomeSettings,
-    ) => store.destinations.results(account, channel, id, outcomes, settings),
+      takeMax: number,
+    ) => store.destinations.settle(account, channel, id, outcomes, settings, takeMax),
     all: () => store.destinations.all(),
     removeGone: (account: string, channel: string, id: string) =>
       store.destinations.remove(account, channel, id),

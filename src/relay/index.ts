@@ -63,6 +63,7 @@ export type {
   DestinationRecord,
   DestinationState,
   TakenMessage,
+  TakeResult,
 } from '../store/destinationTypes';
 export type {
   AccountRecord,

@@ -100,14 +100,18 @@ export interface DestinationStore {
     limit: number,
   ): Promise<{ entries: string[]; more: boolean }>;
   take(account: string, channel: string, id: string, max: number): Promise<TakeResult>;
-  /** Records outcomes in the order they ended, in one call; a result per outcome, in order. */
-  results(
+  /**
+   * Records outcomes in the order they ended (a result per outcome, in order), then takes up
+   * to takeMax messages as take() does, in one call.
+   */
+  settle(
     account: string,
     channel: string,
     id: string,
     outcomes: readonly AttemptOutcome[],
     settings: OutcomeSettings,
-  ): Promise<AttemptResult[]>;
+    takeMax: number,
+  ): Promise<{ results: AttemptResult[]; taken: TakeResult }>;
   /** Every channel with a destination, service-wide. */
   all(): Promise<{ account: string; channel: string }[]>;
 }

@@ -11,6 +11,7 @@ import type {
   DestinationRecord,
   DestinationState,
   DestinationStore,
+  TakenMessage,
 } from './destinationTypes';
 import { destinationKeyList, destinationsIndexKey } from './keys';
 import { nonces } from './queue';
@@ -33,6 +34,20 @@ import {
 } from './scripts/destinations';
 
 const member = (account: string, channel: string) => `${account}/${channel}`;
+
+/** The leases a take answered (lease id, record, attempt, ...) as messages. */
+function takenMessages(flat: (string | number)[]): TakenMessage[] {
+  const messages: TakenMessage[] = [];
+  for (let i = 0; i < flat.length; i += 3) {
+    const leaseId = String(flat[i]);
+    messages.push({
+      leaseId,
+      messageJson: pulledMessageJson(leaseId, String(flat[i + 1])),
+      attempt: Number(flat[i + 2]),
+    });
+  }
+  return messages;
+}
 
 export function createDestinationStore(ctx: StoreContext): DestinationStore {
   const num = (v: string | undefined): number | null =>
@@ -115,21 +130,11 @@ export function createDestinationStore(ctx: StoreContext): DestinationStore {
         DestinationTakeReply,
         DestinationTakeArgs
       >(destinationTakeScript, { account, channel, id }, { channel, id, max, nonces: nonces(max) });
-      const messages = [];
-      for (let i = 0; i < flat.length; i += 3) {
-        const leaseId = String(flat[i]);
-        messages.push({
-          leaseId,
-          messageJson: pulledMessageJson(leaseId, String(flat[i + 1])),
-          attempt: Number(flat[i + 2]),
-        });
-      }
       await ctx.lowerDue(account, lowered);
-      return { status, waitMs, messages };
+      return { status, waitMs, messages: takenMessages(flat) };
     },
 
-    async results(account, channel, id, outcomes, settings) {
-      if (outcomes.length === 0) return [];
+    async settle(account, channel, id, outcomes, settings, takeMax) {
       const tail = destinationResultTail(
         outcomes.map((o) => ({
           lease_id: o.leaseId,
@@ -142,21 +147,26 @@ export function createDestinationStore(ctx: StoreContext): DestinationStore {
           status: o.status ?? '',
         })),
       );
-      const [flat, lowered] = await ctx.withDeadLetter(account, channel, (dlq) =>
-        ctx.run<DestinationResultReply, DestinationResultArgs>(
-          destinationResultScript,
-          { account, channel, id, deadLetter: dlq },
-          {
-            channel,
-            id,
-            log_max: settings.logMax,
-            cooldown_ms: settings.cooldownMs,
-            disable_after_ms: settings.disableAfterMs,
-            dead_letter_channel: dlq,
-            n: outcomes.length,
-          },
-          tail,
-        ),
+      const [flat, lowered, status, waitMs, taken] = await ctx.withDeadLetter(
+        account,
+        channel,
+        (dlq) =>
+          ctx.run<DestinationResultReply, DestinationResultArgs>(
+            destinationResultScript,
+            { account, channel, id, deadLetter: dlq },
+            {
+              channel,
+              id,
+              log_max: settings.logMax,
+              cooldown_ms: settings.cooldownMs,
+              disable_after_ms: settings.disableAfterMs,
+              dead_letter_channel: dlq,
+              take_max: takeMax,
+              nonces: takeMax > 0 ? nonces(takeMax) : '',
+              n: outcomes.length,
+            },
+            tail,
+          ),
       );
       await ctx.lowerDue(account, lowered);
       const results: AttemptResult[] = [];
@@ -169,7 +179,7 @@ export function createDestinationStore(ctx: StoreContext): DestinationStore {
       }
       const acked = results.filter((r) => r.result === 'acked').length;
       if (acked > 0) ctx.metrics.count('acked', acked);
-      return results;
+      return { results, taken: { status, waitMs, messages: takenMessages(taken) } };
     },
 
     async all() {

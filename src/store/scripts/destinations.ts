@@ -74,6 +74,10 @@ export interface DestinationResultArgs {
   cooldown_ms: number;
   disable_after_ms: number;
   dead_letter_channel: string;
+  /** most messages to lease after recording (0: none) */
+  take_max: number;
+  /** take_max nonces of 22 characters, concatenated */
+  nonces: string;
   /** the number of outcomes; 8 values each follow (destinationResultTail) */
   n: number;
 }
@@ -81,7 +85,17 @@ export interface DestinationResultArgs {
 export const destinationResultScript = defineScript<DestinationResultArgs>({
   name: 'destination_result',
   keys: ['account', 'channel', 'destination', 'history', 'deadLetter'],
-  argv: ['channel', 'id', 'log_max', 'cooldown_ms', 'disable_after_ms', 'dead_letter_channel', 'n'],
+  argv: [
+    'channel',
+    'id',
+    'log_max',
+    'cooldown_ms',
+    'disable_after_ms',
+    'dead_letter_channel',
+    'take_max',
+    'nonces',
+    'n',
+  ],
 });
 
 /** One outcome's 8 values in destination_result's ARGV tail. */
@@ -116,8 +130,14 @@ export function destinationResultTail(
   return tail;
 }
 
-/** [flat result, delay ms, breaker opened for ms per outcome, lowered due ms or null] */
+/**
+ * [flat result, delay ms, breaker opened for ms per outcome, lowered due ms or null, then the
+ * lease's status, wait ms and flat lease id, record, attempt, ... as destination_take's]
+ */
 export type DestinationResultReply = [
   ('acked' | 'retry' | 'dead' | 'dead_lettered' | 'disabled' | 'stale' | number)[],
   number | null,
+  DestinationTakeReply[0],
+  number,
+  (string | number)[],
 ];

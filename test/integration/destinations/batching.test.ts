@@ -53,29 +53,33 @@ const outcome = (leaseId: string, ok: boolean, attempt = 1) => ({
   status: ok ? 200 : 500,
 });
 
-test('one call records many outcomes in order, each with its own result', async () => {
+test('one call records many outcomes in order, each with its own result, then takes what the freed slots allow', async () => {
   for (const pod of [pods.a, pods.b]) await pod.relay.deliveries!.stop();
   try {
     const { ca, id, auth, dest } = await setup('bo', {
-      parallelism: 10,
+      parallelism: 3,
       retry: { schedule_seconds: [0, 60], max_attempts: 5 },
     });
-    await ca.batch('orders', { messages: [1, 2, 3].map((n) => ({ body: { n } })) });
+    await ca.batch('orders', { messages: [1, 2, 3, 4].map((n) => ({ body: { n } })) });
     const destinations = pods.a.relay.relay.destinations;
     const taken = await destinations.take(id, 'orders', dest.id, 10);
     expect(taken.messages).toHaveLength(3);
     const [m1, m2, m3] = taken.messages.map((m) => m.leaseId);
     // m3's lease is gone by the time its outcome comes (as when it lapsed and was taken again)
     const stale = `${m3.slice(0, 12)}${'x'.repeat(22)}`;
-    const results = await destinations.results(
+    const settled = await destinations.settle(
       id,
       'orders',
       dest.id,
       [outcome(m1, true), outcome(m2, false), outcome(stale, true), outcome(m3, true)],
       SETTINGS,
+      10,
     );
-    expect(results.map((r) => r.result)).toEqual(['acked', 'retry', 'stale', 'acked']);
-    expect(results[1].delayMs).toBe(60_000);
+    expect(settled.results.map((r) => r.result)).toEqual(['acked', 'retry', 'stale', 'acked']);
+    expect(settled.results[1].delayMs).toBe(60_000);
+    // the three slots are free again: the one message available now is taken in the same call
+    expect(settled.taken.status).toBe('ok');
+    expect(settled.taken.messages.map((m) => JSON.parse(m.messageJson).body)).toEqual([{ n: 4 }]);
     // every attempt logged, newest first, the stale one too
     const log = await pods.b.http
       .get(dpath('orders', `/${dest.id}/attempts`))
@@ -85,16 +89,20 @@ test('one call records many outcomes in order, each with its own result', async 
     const shown = await pods.b.http.get(dpath('orders', `/${dest.id}`)).set('Authorization', auth);
     expect(shown.body.result.consecutive_failures).toBe(0);
     const channel = (await ca.channel('orders')).body.result;
-    expect(channel).toMatchObject({ queued: 0, in_flight: 0, delayed: 1 });
-    // a batch of one destination's outcomes for another id records nothing
-    const other = await destinations.results(
+    expect(channel).toMatchObject({ queued: 0, in_flight: 1, delayed: 1 });
+    // outcomes for another destination id record nothing, and take nothing
+    const m4 = settled.taken.messages[0].leaseId;
+    const other = await destinations.settle(
       id,
       'orders',
       'dst_0000000000000000',
-      [outcome(m2, true)],
+      [outcome(m4, true)],
       SETTINGS,
+      10,
     );
-    expect(other.map((r) => r.result)).toEqual(['stale']);
+    expect(other.results.map((r) => r.result)).toEqual(['stale']);
+    expect(other.taken).toEqual({ status: 'gone', waitMs: 0, messages: [] });
+    expect((await ca.channel('orders')).body.result).toMatchObject({ in_flight: 1 });
   } finally {
     for (const pod of [pods.a, pods.b]) pod.relay.deliveries!.start();
   }
