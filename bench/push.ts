@@ -15,7 +15,9 @@
  * [-- --profile DIR]` (`--profile`: the relayq process of the first three phases writes a
  * CPU profile there; read it with bench/profileTop.ts).
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import Redis from 'ioredis';
 import { JsonClient } from './http';
 import { ADMIN_TOKEN, startRedis, startRelay, stopAll, waitReady } from './procs';
 import {
@@ -87,6 +89,9 @@ export interface PushResult {
     pull_ack_per_s: number;
     /** push / pull+ack, within the run */
     ratio: number;
+    /** what each message cost, pushed and pulled + acked */
+    push_cost: Cost;
+    pull_ack_cost: Cost;
   };
   failures?: {
     messages: number;
@@ -99,6 +104,51 @@ export interface PushResult {
   };
   rate?: RateResult;
   kill?: KillResult;
+}
+
+/** CPU time (ms) a process has used so far (utime + stime, /proc/<pid>/stat), 0 when unknown. */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields 14 and 15 of stat (utime, stime), in clock ticks (100 per second on Linux)
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Script calls Redis has run so far (INFO commandstats: EVALSHA and EVAL). */
+async function redisCalls(redis: Redis): Promise<number> {
+  const info = await redis.info('commandstats');
+  let calls = 0;
+  for (const m of info.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)) calls += Number(m[1]);
+  return calls;
+}
+
+interface Cost {
+  /** relayq's and redis-server's CPU time per message (ms), and script calls per message */
+  relay_cpu_ms: number;
+  redis_cpu_ms: number;
+  script_calls: number;
+}
+
+/** What a phase cost per message: measure(before) ... measure(after). */
+async function costMeter(relayPid?: number, redisPid?: number, redis?: Redis) {
+  const read = async () => ({
+    relay: cpuMs(relayPid),
+    redis: cpuMs(redisPid),
+    calls: redis ? await redisCalls(redis) : 0,
+  });
+  const start = await read();
+  return async (messages: number): Promise<Cost> => {
+    const end = await read();
+    return {
+      relay_cpu_ms: round((end.relay - start.relay) / messages, 3),
+      redis_cpu_ms: round((end.redis - start.redis) / messages, 3),
+      script_calls: round((end.calls - start.calls) / messages, 2),
+    };
+  };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -133,6 +183,7 @@ async function onePod(s: PushSettings): Promise<PushResult> {
   const admin = new JsonClient(relay.port, `Bearer ${ADMIN_TOKEN}`, 2);
   const receiver = await startReceiver();
   let api: JsonClient | undefined;
+  let redisClient: Redis | undefined;
   try {
     await waitReady(relay.port);
     await admin.post('/v1/admin/accounts', JSON.stringify({ id: 'push', plan: 'paid' }));
@@ -141,6 +192,8 @@ async function onePod(s: PushSettings): Promise<PushResult> {
       '{}',
     );
     api = new JsonClient(relay.port, `Bearer ${issued.result.token}`, 64);
+    redisClient = new Redis(redis.port, '127.0.0.1');
+    const meter = () => costMeter(relay.child.pid, redis.child.pid, redisClient);
     const client = api;
     const destination = async (channel: string, body: object) =>
       (
@@ -218,6 +271,7 @@ async function onePod(s: PushSettings): Promise<PushResult> {
       const pushIds = await fill('tp', s.n);
       const delivered = () => pushIds.every((id) => receiver.delivered.has(id));
       const pushStart = now();
+      const pushMeter = await meter();
       await client.request(
         'PATCH',
         `/v1/relay/channels/tp/destinations/${pushId}`,
@@ -225,10 +279,12 @@ async function onePod(s: PushSettings): Promise<PushResult> {
       );
       if (!(await until(delivered, 300_000))) throw new Error('push throughput: not all delivered');
       const pushPerS = s.n / ((now() - pushStart) / 1000);
+      const pushCost = await pushMeter(s.n);
 
       await fill('pa', s.n);
       let acked = 0;
       const pullStart = now();
+      const pullMeter = await meter();
       await pool(
         s.pullLoops,
         async () => {
@@ -248,12 +304,15 @@ async function onePod(s: PushSettings): Promise<PushResult> {
         Date.now() + 300_000,
       );
       const pullPerS = acked / ((now() - pullStart) / 1000);
+      const pullCost = await pullMeter(acked);
       out.throughput = {
         messages: s.n,
         parallelism: s.parallelism,
         push_per_s: round(pushPerS, 0),
         pull_ack_per_s: round(pullPerS, 0),
         ratio: round(pushPerS / pullPerS, 2),
+        push_cost: pushCost,
+        pull_ack_cost: pullCost,
       };
     }
 
@@ -280,6 +339,7 @@ async function onePod(s: PushSettings): Promise<PushResult> {
     return out;
   } finally {
     api?.close();
+    redisClient?.disconnect();
     admin.close();
     await receiver.close();
     await relay.stop();

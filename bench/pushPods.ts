@@ -10,6 +10,7 @@
  *   the most requests in flight the receiver ever saw (target: never 11), every message
  *   delivered.
  */
+import { execFileSync } from 'node:child_process';
 import { JsonClient } from './http';
 import { ADMIN_TOKEN, startRedis, startRelay, waitReady, type Proc } from './procs';
 import { mostStartsInWindow, now, startReceiver, type Receiver } from './pushReceiver';
@@ -58,7 +59,20 @@ export interface KillResult {
   lost: number;
   requests: number;
   pod_killed_at_delivered: number;
+  /** requests in flight from the killed pod when it was killed */
+  killed_pod_in_flight: number;
   seconds: number;
+}
+
+/** The process that holds a loopback TCP connection from this port (ss -tnp), or null. */
+function pidOfPort(port: number): number | null {
+  try {
+    const out = execFileSync('ss', ['-tnpH', `( sport = :${port} )`], { encoding: 'utf8' });
+    const m = /pid=(\d+)/.exec(out);
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -191,8 +205,17 @@ export async function runKill(s: PodsSettings): Promise<KillResult> {
     const started = now();
     await resume(p, 'kill', id);
     await until(() => p.receiver.delivered.size >= s.killMessages / 3, 300_000);
+    // the victim: a pod with requests in flight now (the one sending the most)
+    await until(() => p.receiver.inFlight >= s.killParallelism / 2, 10_000);
+    const holders = new Map<number, number>();
+    for (const port of p.receiver.inFlightPorts.values()) {
+      const pid = pidOfPort(port);
+      if (pid !== null) holders.set(pid, (holders.get(pid) ?? 0) + 1);
+    }
+    const busiest = [...holders.entries()].sort((x, y) => y[1] - x[1])[0];
+    const victim =
+      p.pods.find((pod) => pod.child.pid === busiest?.[0]) ?? p.pods[p.pods.length - 1];
     const killedAt = p.receiver.delivered.size;
-    const victim = p.pods[p.pods.length - 1];
     victim.child.kill('SIGKILL');
     const all = () => ids.every((m) => p.receiver.delivered.has(m));
     await until(all, 300_000);
@@ -206,6 +229,7 @@ export async function runKill(s: PodsSettings): Promise<KillResult> {
       lost: s.killMessages - delivered,
       requests: p.receiver.requests,
       pod_killed_at_delivered: killedAt,
+      killed_pod_in_flight: busiest?.[1] ?? 0,
       seconds: round((now() - started) / 1000, 1),
     };
   } finally {

@@ -20,6 +20,8 @@ export interface Receiver {
   recordStarts: boolean;
   inFlight: number;
   maxInFlight: number;
+  /** the sender's port of each request in flight */
+  inFlightPorts: Map<http.ServerResponse, number>;
   /** answers 500 when this says so (n: the answer's number, from 1) */
   fail: (n: number) => boolean;
   /** how long each answer waits (ms) */
@@ -39,6 +41,7 @@ export async function startReceiver(): Promise<Receiver> {
     recordStarts: false,
     inFlight: 0,
     maxInFlight: 0,
+    inFlightPorts: new Map(),
     fail: () => false,
     delayMs: 0,
     close: async () => undefined,
@@ -48,11 +51,13 @@ export async function startReceiver(): Promise<Receiver> {
     if (r.recordStarts) r.starts.push(at);
     r.inFlight++;
     if (r.inFlight > r.maxInFlight) r.maxInFlight = r.inFlight;
+    r.inFlightPorts.set(res, req.socket.remotePort ?? 0);
     let ended = false;
     const end = () => {
       if (ended) return;
       ended = true;
       r.inFlight--;
+      r.inFlightPorts.delete(res);
     };
     res.on('close', end);
     const id = String(req.headers['x-relayq-message-id'] ?? '');
