@@ -126,9 +126,16 @@ export class DestinationLoop {
    * Records the next batch of outcomes (if any) and takes up to takeMax messages, in one call
    * (a plain take when nothing ended). A failed call records nothing: those leases lapse.
    */
-  private async settle(destination: string | null, takeMax: number): Promise<TakeResult> {
+  private async settle(destination: string | null, max: number): Promise<TakeResult> {
     const { relay, options, log } = this.owner;
     const batch = this.outcomes.next(destination);
+    // no more than the slots this pod does not hold itself (other pods' leases: the script)
+    const parallelism = this.record?.config.parallelism ?? max;
+    const takeMax = Math.max(
+      0,
+      Math.min(max, parallelism - this.requests.size - this.outcomes.size),
+    );
+    if (batch.length === 0 && takeMax === 0) return { status: 'idle', waitMs: 0, messages: [] };
     if (batch.length === 0 || destination === null) {
       settleBatch(batch, null);
       return destination === null || takeMax === 0

@@ -655,6 +655,12 @@ test('per-destination metrics for the accounts in RELAY_METRICS_ACCOUNTS (attemp
     await other.ca.send('orders', { body: { ok: true } });
     await eventually(async () => (await acc.ca.channel('orders')).body.result.dead_count === 1);
     await eventually(() => receiver.received.length === 4);
+    // the receiver counts a request when it arrives, the pod its attempt when the answer does
+    await eventually(async () =>
+      /relayq_push_attempts_total\{result="success"\} 2/.test(
+        await c.relay.metrics.registry.metrics(),
+      ),
+    );
     const text = await c.relay.metrics.registry.metrics();
     const labels = `account="${acc.id}",channel="orders"`;
     expect(text).toContain(`relayq_destination_attempts_total{${labels},result="success"} 1`);
