@@ -37,8 +37,9 @@ type Phase = (typeof PHASES)[number];
 export interface PushSettings extends PodsSettings {
   /** offered sends per second in the first-attempt phase */
   rate: number;
-  /** how long that phase offers them (s) */
+  /** how long that phase offers them (s), after warmupSeconds not measured */
   seconds: number;
+  warmupSeconds: number;
   /** messages of the throughput phase (each way) */
   n: number;
   parallelism: number;
@@ -55,6 +56,7 @@ export const PUSH_DEFAULTS: PushSettings = {
   ...PODS_DEFAULTS,
   rate: 1000,
   seconds: 10,
+  warmupSeconds: 5,
   n: 10_000,
   parallelism: 50,
   pullLoops: 4,
@@ -66,6 +68,7 @@ export const PUSH_DEFAULTS: PushSettings = {
 export const PUSH_QUICK: PushSettings = {
   ...PUSH_DEFAULTS,
   seconds: 3,
+  warmupSeconds: 1,
   n: 2_000,
   failures: 2_000,
   rateSeconds: 10,
@@ -81,6 +84,10 @@ export interface PushResult {
     max_ms: number;
     /** sends whose first attempt never came within the wait */
     missing: number;
+    /** sends whose first attempt came more than 100 ms after their answer, and when (s) */
+    over_100_ms: number;
+    over_100_ms_from_s: number | null;
+    over_100_ms_to_s: number | null;
   };
   throughput?: {
     messages: number;
@@ -229,30 +236,36 @@ async function onePod(s: PushSettings): Promise<PushResult> {
       // 1. first attempt at the offered rate
       await destination('lat', { parallelism: s.parallelism, signing: 'standard-webhooks' });
       const answered = new Map<string, number>();
-      const total = Math.round(s.rate * s.seconds);
-      const started = now();
+      // the first warmupSeconds at the same rate are not measured (connections, JIT)
+      const warmup = Math.round(s.rate * s.warmupSeconds);
+      const total = warmup + Math.round(s.rate * s.seconds);
+      const begun = now();
+      const started = begun + (warmup * 1000) / s.rate;
       let next = 0;
       await pool(64, async () => {
         const i = next++;
         if (i >= total) return false;
-        const due = started + (i * 1000) / s.rate;
+        const due = begun + (i * 1000) / s.rate;
         const wait = due - now();
         if (wait > 0) await sleep(wait);
         const r = await client.post<{ result: { id: string } }>(
           '/v1/relay/channels/lat/messages',
           `{"body":{"i":${i}}}`,
         );
-        answered.set(r.result.id, now());
+        if (i >= warmup) answered.set(r.result.id, now());
         return true;
       });
       await until(() => [...answered.keys()].every((id) => receiver.first.has(id)), 30_000);
       const latencies: number[] = [];
       let missing = 0;
+      // when the sends whose first attempt came over 100 ms later were answered (s from the start)
+      const late: number[] = [];
       for (const [id, at] of answered) {
         const first = receiver.first.get(id);
         if (first === undefined) missing++;
         // an attempt may reach the receiver before the send's answer reaches the sender: 0
         else latencies.push(Math.max(0, first - at));
+        if (first !== undefined && first - at > 100) late.push((at - started) / 1000);
       }
       const lat = summarize(latencies);
       out.first_attempt = {
@@ -262,6 +275,9 @@ async function onePod(s: PushSettings): Promise<PushResult> {
         p99_ms: round(lat.p99, 1),
         max_ms: round(lat.max, 1),
         missing,
+        over_100_ms: late.length,
+        over_100_ms_from_s: late.length ? round(Math.min(...late), 2) : null,
+        over_100_ms_to_s: late.length ? round(Math.max(...late), 2) : null,
       };
     }
 
@@ -356,7 +372,7 @@ export function pushSettings(argv: string[]): PushSettings {
   };
   const flags: [
     string,
-    keyof PodsSettings | 'rate' | 'seconds' | 'n' | 'parallelism' | 'failures',
+    keyof PodsSettings | 'rate' | 'seconds' | 'warmupSeconds' | 'n' | 'parallelism' | 'failures',
   ][] = [
     ['--rate', 'rate'],
     ['--seconds', 'seconds'],
