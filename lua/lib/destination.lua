@@ -39,19 +39,21 @@ local function destination_lease(k, ch, dst, window, channel, id, max, nonces, n
         return { 'wait', math.max(1, tonumber(oldest[2]) + period - now), {}, false }
       end
     end
-    -- spread over the period: at most a tenth of count (rounded up) in any 9 % of it. A
-    -- window's worth leased at once would reach the receiver as one burst at each window's
-    -- start, and the network's jitter would put parts of two bursts in one of its windows;
-    -- 9 % rather than 10 %: a take comes a few ms after the last one's wait, and the window
-    -- above still caps the whole.
-    local tenth = period * 0.09
-    local since = '(' .. (now - tenth)
-    local spread = math.ceil(conf.rate_limit.count / 10) - redis.call('ZCOUNT', window, since, '+inf')
+    -- spread over the period: the period in `parts` parts (count of them, at most 100), at
+    -- most count / parts (rounded up) starts in any 90 % of a part. A window's worth leased at
+    -- once would reach the receiver as one burst at each window's start, and the network's
+    -- jitter would put parts of two bursts in one of its windows; 90 %: a take comes a few ms
+    -- after the last one's wait ends, and the window above still caps the whole.
+    local parts = math.min(conf.rate_limit.count, 100)
+    local part = period / parts * 0.9
+    local since = '(' .. (now - part)
+    local spread = math.ceil(conf.rate_limit.count / parts)
+      - redis.call('ZCOUNT', window, since, '+inf')
     if spread < slots then
       slots = spread
       if slots <= 0 then
         local first = redis.call('ZRANGEBYSCORE', window, since, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
-        return { 'wait', math.max(1, tonumber(first[2]) + tenth - now), {}, false }
+        return { 'wait', math.max(1, tonumber(first[2]) + part - now), {}, false }
       end
     end
   end
