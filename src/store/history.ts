@@ -267,11 +267,14 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
       let skip = 0;
       let budget = scan.max;
       let rangeDone = false;
+      /** records asked of the last chunk read (the chunk taken next) */
+      let requested = 0;
 
       /** The next chunk of the index (with one more than the budget: whether it goes on). */
       const nextChunk = (): Promise<string[]> | null => {
         if (rangeDone || budget <= 0) return null;
-        const count = Math.min(CHUNK, budget + 1);
+        const count = budget <= CHUNK ? budget + 1 : CHUNK;
+        requested = count;
         const from = edge;
         const offset = skip;
         return early(
@@ -286,7 +289,7 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
       const take = (reply: string[]): { found: Found[]; more: boolean } => {
         const found: Found[] = [];
         const count = reply.length / 2;
-        if (count < Math.min(CHUNK, budget + 1)) rangeDone = true;
+        if (count < requested) rangeDone = true;
         let more = false;
         for (let i = 0; i < reply.length; i += 2) {
           const id = reply[i];
