@@ -1,7 +1,7 @@
 /**
  * Message history (issue 28) on its own relayq and Redis. A channel with history on is
  * filled with `records` ended records (~200 B bodies, one in 1,000 of kind "rare"): sent in
- * batches of 100 (8 in flight), the channel purged every 50,000 (each message's record kept,
+ * batches of 100 (8 in flight), the channel purged every 5,000 (each message's record kept,
  * marked purged); then
  *   - the first page of 50 (GET .../history?limit=50), p95 over sequential requests;
  *   - a filtered search ({"body":{"kind":"rare"}}) over the newest `scan` records, each
@@ -25,7 +25,7 @@ import Redis from 'ioredis';
 import { historyKeys } from '../src/store/keys';
 import { JsonClient } from './http';
 import { runReplay, type ReplayBenchResult } from './historyReplay';
-import { ADMIN_TOKEN, runAlone, startRedis, startRelay, waitReady } from './procs';
+import { ADMIN_TOKEN, runAlone, sleep, startRedis, startRelay, waitReady } from './procs';
 import { median, percentile, pool, round } from './stats';
 import { usedMemory } from './workloads';
 
@@ -89,7 +89,7 @@ export function historySettings(quick: boolean, argv: string[]): HistoryBenchSet
 const ACCOUNT = 'history';
 const BATCH = 100;
 /** Messages sent between two purges of the filled channel (one purge call ends them all). */
-const PURGE_EVERY = 50_000;
+const PURGE_EVERY = 5_000;
 const SEND_CONCURRENCY = 16;
 const PAD = 'x'.repeat(150);
 const RARE = { body: { kind: 'rare' } };
@@ -108,6 +108,23 @@ function p(samples: number[], q: number): number {
 
 const log = (line: string) => console.error(`[history] ${line}`);
 
+/**
+ * A request that a busy store may refuse with a 503 (nothing done, "may be retried": on this
+ * shared machine a purge or an AOF fsync can hold Redis past the command timeout), tried
+ * again up to 5 times.
+ */
+async function retried<T>(request: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await request();
+    } catch (err) {
+      if (tries === 5 || !/HTTP 503/.test(String(err))) throw err;
+      log(`503, again (${tries})`);
+      await sleep(500 * tries);
+    }
+  }
+}
+
 /** Sends messages from..to-1 (body(n)) to the channel in batches of 100, 8 batches in flight. */
 async function fill(
   api: JsonClient,
@@ -123,7 +140,8 @@ async function fill(
     next = Math.min(to, next + BATCH);
     const messages = [];
     for (let n = first; n < next; n++) messages.push({ body: body(n) });
-    await api.post(`/v1/relay/channels/${channel}/messages/batch`, JSON.stringify({ messages }));
+    const batch = JSON.stringify({ messages });
+    await retried(() => api.post(`/v1/relay/channels/${channel}/messages/batch`, batch));
     return true;
   });
 }
@@ -235,7 +253,7 @@ export async function runHistory(s: HistoryBenchSettings): Promise<HistoryBenchR
     const t0 = Date.now();
     for (let from = 0; from < s.records; from += PURGE_EVERY) {
       await fill(api, 'h', from, Math.min(s.records, from + PURGE_EVERY));
-      await api.post('/v1/relay/channels/h/messages/purge', '{}', 120_000);
+      await retried(() => api!.post('/v1/relay/channels/h/messages/purge', '{}', 120_000));
     }
     const fillS = (Date.now() - t0) / 1000;
     log(`${s.records} records in ${round(fillS, 1)} s`);
