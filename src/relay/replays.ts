@@ -200,13 +200,32 @@ export class ReplayRunner {
       Math.ceil((job.rate_per_second * this.tickMs * 2) / 1000),
       job.matched - job.cursor,
     );
+    // each chunk's state check, ids and records are read while the chunk before it is sent
+    const load = (from: number, count: number) => {
+      const read = Promise.all([
+        store.replays.state(account, channel, job.id),
+        store.replays
+          .ids(account, channel, job.id, from, count)
+          .then(async (ids) => ({
+            ids,
+            entries: await store.history.getMany(account, channel, ids),
+          })),
+      ]);
+      // read ahead: left unawaited when the job stops first
+      read.catch(() => undefined);
+      return { read, count };
+    };
     let passed = 0;
     let replayed = 0;
-    while (passed < budget) {
-      const count = Math.min(SEND_CHUNK, budget - passed);
-      if ((await store.replays.state(account, channel, job.id)) !== 'running') break;
-      const ids = await store.replays.ids(account, channel, job.id, job.cursor + passed, count);
-      const entries = await store.history.getMany(account, channel, ids);
+    let next = budget > 0 ? load(job.cursor, Math.min(SEND_CHUNK, budget)) : null;
+    while (next) {
+      const [state, { ids, entries }] = await next.read;
+      if (state !== 'running') break;
+      const left = budget - passed - ids.length;
+      next =
+        ids.length === next.count && left > 0
+          ? load(job.cursor + passed + ids.length, Math.min(SEND_CHUNK, left))
+          : null;
       const copies = [];
       for (const id of ids) {
         const entry = entries.get(id);
@@ -219,7 +238,6 @@ export class ReplayRunner {
       }
       passed += ids.length;
       replayed += copies.length;
-      if (ids.length < count) break;
     }
     const state = await store.replays.progress(
       account,
