@@ -137,7 +137,7 @@ const jobCaller = (account: string): Caller => ({
 });
 
 /** Copies stored per send call. */
-const SEND_CHUNK = 100;
+const SEND_CHUNK = 250;
 
 /**
  * Runs the bulk replay jobs on this pod: every tick it claims the current job of each
@@ -168,16 +168,19 @@ export class ReplayRunner {
     await this.running;
   }
 
-  private schedule(): void {
+  /** The next tick tickMs after the last one began (at once when it took longer). */
+  private schedule(began = Date.now()): void {
     if (this.stopped) return;
+    const delay = Math.max(0, this.tickMs - (Date.now() - began));
     this.timer = setTimeout(() => {
+      const start = Date.now();
       this.running = this.tick()
         .catch((err: unknown) => this.deps.log.warn({ err: String(err) }, 'replay tick failed'))
         .finally(() => {
           this.running = null;
-          this.schedule();
+          this.schedule(start);
         });
-    }, this.tickMs);
+    }, delay);
   }
 
   /** One pass over the channels with jobs (tests call it directly). */
@@ -204,12 +207,10 @@ export class ReplayRunner {
     const load = (from: number, count: number) => {
       const read = Promise.all([
         store.replays.state(account, channel, job.id),
-        store.replays
-          .ids(account, channel, job.id, from, count)
-          .then(async (ids) => ({
-            ids,
-            entries: await store.history.getMany(account, channel, ids),
-          })),
+        store.replays.ids(account, channel, job.id, from, count).then(async (ids) => ({
+          ids,
+          entries: await store.history.getMany(account, channel, ids),
+        })),
       ]);
       // read ahead: left unawaited when the job stops first
       read.catch(() => undefined);
