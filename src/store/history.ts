@@ -34,7 +34,7 @@ const ENDED_STATUS: Record<string, HistoryStatus> = {
 const LIVING: ReadonlySet<HistoryStatus | null> = new Set([null, 'pending', 'in_flight']);
 
 /** Index entries read per command; the next batch is read while this one is matched. */
-const CHUNK = 1000;
+const CHUNK = 2000;
 
 /** A timeline (entries '<kind><ms after received_at>[,detail]') of a message received at `at`. */
 function parseTimeline(text: string, receivedAt: number): TimelineEntry[] {
