@@ -107,6 +107,53 @@ function target(
   };
 }
 
+/**
+ * Issue 24's W2 and W3 targets: single sends ≥ 0.6 of the floor with p99 ≤ 2x its (medians
+ * of the runs' ratios); W3 p99 ≤ 25 ms in every run and no message over 250 ms in any (the
+ * worst run counts, not the median).
+ */
+function issue24Latency(runs: RunResult[]): Target[] {
+  const out: Target[] = [];
+  for (const [key, mode] of W2_MODES) {
+    const req = med(runs, (r) => (r[key].relayq?.req_s ?? NaN) / (r[key][FLOOR]?.req_s ?? NaN));
+    const p99 = med(runs, (r) => (r[key].relayq?.p99_ms ?? NaN) / (r[key][FLOOR]?.p99_ms ?? NaN));
+    out.push(
+      target(
+        'issue24',
+        `W2 ${mode}`,
+        "relayq ≥ 0.6 of the floor's req/s",
+        req,
+        `relayq / floor = ${fmt(req, 2)}`,
+        (v) => v >= 0.6,
+      ),
+      target(
+        'issue24',
+        `W2 ${mode}`,
+        "relayq p99 ≤ 2× the floor's p99",
+        p99,
+        `p99 relayq / floor = ${fmt(p99, 2)}`,
+        (v) => v <= 2,
+      ),
+    );
+  }
+  for (const mode of ['relayq long poll', 'relayq WebSocket-triggered']) {
+    const measured = runs.map((r) => r.w3[mode]).filter((x) => x !== undefined);
+    const worstP99 = measured.length ? Math.max(...measured.map((x) => x.p99_ms)) : NaN;
+    const worstMax = measured.length ? Math.max(...measured.map((x) => x.max_ms)) : NaN;
+    out.push(
+      target(
+        'issue24',
+        `W3 ${mode.replace('relayq ', '')}`,
+        'p99 ≤ 25 ms in each of 5 consecutive runs, no message over 250 ms in any',
+        Math.max(worstP99 / 25, worstMax / 250),
+        `worst of ${measured.length} runs: p99 ${fmt(worstP99, 1)} ms, max ${fmt(worstMax, 1)} ms`,
+        (v) => v <= 1,
+      ),
+    );
+  }
+  return out;
+}
+
 /** Issue 18's targets, then the earlier targets that still apply. */
 /** Issue 26's targets (bench/groups.ts). */
 function groupTargets(runs: RunResult[]): Target[] {
@@ -291,6 +338,7 @@ export function targets(runs: RunResult[]): Target[] {
       (v) => v >= 0.6,
     ),
   );
+  out.push(...issue24Latency(runs));
 
   out.push(...groupTargets(runs));
   const firstP99 = med(runs, (r) => r.push?.first_attempt?.p99_ms);
@@ -391,7 +439,16 @@ export function targets(runs: RunResult[]): Target[] {
   const firstPage = med(runs, (r) => r.history?.first_page.p95_ms);
   const filtered = med(runs, (r) => r.history?.filtered.p95_ms);
   const sendRatio = med(runs, (r) => r.history?.send_ratio);
-  const memoryRatio = med(runs, (r) => r.history?.memory_ratio);
+  const memoryAt = (r: RunResult, bytes: number) =>
+    r.history?.memory.find((m) => Math.abs(m.body_bytes - bytes) < bytes / 10);
+  const memoryRatio = med(runs, (r) => memoryAt(r, 1024)?.ratio);
+  const memoryRatioSmall = med(runs, (r) => memoryAt(r, 200)?.ratio);
+  const replayS = med(runs, (r) => r.history?.replay?.job_s);
+  const replayExpected = med(runs, (r) => r.history?.replay?.expected_s);
+  const replayWrong = med(runs, (r) => {
+    const x = r.history?.replay;
+    return x ? x.lost + x.duplicates + x.strays : null;
+  });
   out.push(
     target(
       'issue28',
@@ -422,11 +479,19 @@ export function targets(runs: RunResult[]): Target[] {
     target(
       'issue28',
       'History',
-      "history ≤ 1.5x the stored message's own memory",
+      'a bulk replay within 10 % of matched / rate, a pod killed, no loss, no duplicate',
+      replayS,
+      `${fmt(replayS, 1)} s for ${fmt(replayExpected, 1)} s; ${fmt(replayWrong)} lost, duplicated or stray`,
+      (v) => Math.abs(v - replayExpected) <= replayExpected / 10 && replayWrong === 0,
+    ),
+    target(
+      'issue28',
+      'History',
+      "history ≤ 1.5x the stored message's own memory (1 KB bodies)",
       memoryRatio,
-      `${fmt(memoryRatio, 2)}x (${fmt(med(runs, (r) => r.history?.history_bytes_per_record))} vs ${fmt(
-        med(runs, (r) => r.history?.message_bytes_per_message),
-      )} B)`,
+      `${fmt(memoryRatio, 2)}x (${fmt(med(runs, (r) => memoryAt(r, 1024)?.history_bytes_per_record))} vs ${fmt(
+        med(runs, (r) => memoryAt(r, 1024)?.message_bytes_per_message),
+      )} B); 200 B bodies: ${fmt(memoryRatioSmall, 2)}x`,
       (v) => v <= 1.5,
     ),
   );

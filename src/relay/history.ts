@@ -10,9 +10,11 @@ import { describeIdRule, isValidId } from '../schemas/ids';
 import type {
   HistoryCursor,
   HistoryEntry,
+  HistoryPick,
   HistoryStatus,
   TimelineEntry,
 } from '../store/historyTypes';
+import type { RecordPayload } from '../store/records';
 import type { NewMessage } from '../store/types';
 import type { Caller } from '../types';
 import { authorize } from './authorize';
@@ -31,7 +33,6 @@ export const DEFAULT_HISTORY_PAGE = 50;
 export const PREVIEW_CHARS = 200;
 /** Records one list request reads at most looking for matches (then it answers a cursor). */
 const SCAN_PER_REQUEST = 20_000;
-const SCAN_BATCH = 500;
 
 /** What a search selects: a range of received_at, a status, a filter. */
 export interface HistorySelection {
@@ -157,17 +158,23 @@ export function messageIdParam(value: string): string {
 const notInHistory = (channel: string, id: string) =>
   new RelayError('history_not_found', `message ${id} is not in the history of channel ${channel}`);
 
-export function selects(selection: HistorySelection, entry: HistoryEntry): boolean {
-  if (selection.status && entry.status !== selection.status) return false;
-  if (selection.filter) {
-    if (!entry.message) return false;
+/** The pick of a selection: its status, and its filter on the stored message. */
+function pickOf(selection: HistorySelection): HistoryPick | undefined {
+  const { status, filter } = selection;
+  if (!status && !filter) return undefined;
+  return { status, match: filter ? matcherOf(filter) : null };
+}
+
+function matcherOf(filter: Filter): (message: RecordPayload) => boolean {
+  return (message) => {
+    // most records of a search do not match: ruled out from their text, most are never parsed
+    if (!filter.mayMatch(message)) return false;
     try {
-      return matches(selection.filter, filterInputOf(entry.message));
+      return matches(filter, filterInputOf(message));
     } catch {
       return false;
     }
-  }
-  return true;
+  };
 }
 
 function metadataOf(entry: HistoryEntry): Record<string, unknown> {
@@ -264,35 +271,16 @@ export function createHistory(deps: RelayDeps) {
     order: 'newest' | 'oldest',
     scanMax: number,
   ): Promise<{ entries: HistoryEntry[]; next: HistoryCursor | null }> {
-    const out: HistoryEntry[] = [];
-    let at = cursor;
-    let scanned = 0;
     const plain = !selection.status && !selection.filter;
-    for (;;) {
-      const max = plain ? limit - out.length : Math.min(SCAN_BATCH, scanMax - scanned);
-      const batch = await store.history.scan(account, channel, {
-        sinceMs: selection.sinceMs,
-        untilMs: selection.untilMs,
-        cursor: at,
-        order,
-        max,
-      });
-      scanned += max;
-      for (let i = 0; i < batch.entries.length; i++) {
-        const entry = batch.entries[i];
-        if (!selects(selection, entry)) continue;
-        out.push(entry);
-        if (out.length === limit) {
-          const last = compactOf(entry.id);
-          // a later record remains when this one is not the batch's last or the batch goes on
-          const more = i < batch.entries.length - 1 || batch.next !== null;
-          return { entries: out, next: more ? { at: entry.receivedAt, id: last } : null };
-        }
-      }
-      at = batch.next;
-      if (!at) return { entries: out, next: null };
-      if (scanned >= scanMax) return { entries: out, next: at };
-    }
+    return store.history.scan(account, channel, {
+      sinceMs: selection.sinceMs,
+      untilMs: selection.untilMs,
+      cursor,
+      order,
+      max: plain ? limit : scanMax,
+      want: limit,
+      pick: pickOf(selection),
+    });
   }
 
   return {

@@ -137,7 +137,7 @@ const jobCaller = (account: string): Caller => ({
 });
 
 /** Copies stored per send call. */
-const SEND_CHUNK = 100;
+const SEND_CHUNK = 250;
 
 /**
  * Runs the bulk replay jobs on this pod: every tick it claims the current job of each
@@ -168,16 +168,19 @@ export class ReplayRunner {
     await this.running;
   }
 
-  private schedule(): void {
+  /** The next tick tickMs after the last one began (at once when it took longer). */
+  private schedule(began = Date.now()): void {
     if (this.stopped) return;
+    const delay = Math.max(0, this.tickMs - (Date.now() - began));
     this.timer = setTimeout(() => {
+      const start = Date.now();
       this.running = this.tick()
         .catch((err: unknown) => this.deps.log.warn({ err: String(err) }, 'replay tick failed'))
         .finally(() => {
           this.running = null;
-          this.schedule();
+          this.schedule(start);
         });
-    }, this.tickMs);
+    }, delay);
   }
 
   /** One pass over the channels with jobs (tests call it directly). */
@@ -200,13 +203,30 @@ export class ReplayRunner {
       Math.ceil((job.rate_per_second * this.tickMs * 2) / 1000),
       job.matched - job.cursor,
     );
+    // each chunk's state check, ids and records are read while the chunk before it is sent
+    const load = (from: number, count: number) => {
+      const read = Promise.all([
+        store.replays.state(account, channel, job.id),
+        store.replays.ids(account, channel, job.id, from, count).then(async (ids) => ({
+          ids,
+          entries: await store.history.getMany(account, channel, ids),
+        })),
+      ]);
+      // read ahead: left unawaited when the job stops first
+      read.catch(() => undefined);
+      return { read, count };
+    };
     let passed = 0;
     let replayed = 0;
-    while (passed < budget) {
-      const count = Math.min(SEND_CHUNK, budget - passed);
-      if ((await store.replays.state(account, channel, job.id)) !== 'running') break;
-      const ids = await store.replays.ids(account, channel, job.id, job.cursor + passed, count);
-      const entries = await store.history.getMany(account, channel, ids);
+    let next = budget > 0 ? load(job.cursor, Math.min(SEND_CHUNK, budget)) : null;
+    while (next) {
+      const [state, { ids, entries }] = await next.read;
+      if (state !== 'running') break;
+      const left = budget - passed - ids.length;
+      next =
+        ids.length === next.count && left > 0
+          ? load(job.cursor + passed + ids.length, Math.min(SEND_CHUNK, left))
+          : null;
       const copies = [];
       for (const id of ids) {
         const entry = entries.get(id);
@@ -219,7 +239,6 @@ export class ReplayRunner {
       }
       passed += ids.length;
       replayed += copies.length;
-      if (ids.length < count) break;
     }
     const state = await store.replays.progress(
       account,

@@ -2,7 +2,7 @@
  * The types of the history and replay stores (src/store/history.ts, replays.ts), apart so
  * that the store's interface (types.ts) does not import their implementations.
  */
-import type { RecordHeader } from './records';
+import type { RecordPayload } from './records';
 
 export type HistoryStatus = 'pending' | 'in_flight' | 'acked' | 'dead' | 'expired' | 'purged';
 
@@ -37,7 +37,7 @@ export interface HistoryEntry {
   attempts: number;
   size: number;
   /** the message as received (null only when a living message could not be read) */
-  message: RecordHeader | null;
+  message: RecordPayload | null;
   timeline: TimelineEntry[];
 }
 
@@ -55,6 +55,20 @@ export interface HistoryScan {
   order: 'newest' | 'oldest';
   /** records read at most */
   max: number;
+  /** entries given at most (default: max) */
+  want?: number;
+  /** which records to give (default: all) */
+  pick?: HistoryPick;
+}
+
+/**
+ * What a search gives of the records it reads: a status, and a test of the message's stored
+ * texts. The store reads a living message's record only when the status may hold, and
+ * builds an entry only for the records picked.
+ */
+export interface HistoryPick {
+  status: HistoryStatus | null;
+  match: ((message: RecordPayload) => boolean) | null;
 }
 
 export interface HistoryBatch {

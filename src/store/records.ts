@@ -12,10 +12,8 @@ const FIXED_CHARS = UUID_CHARS + 2 * TIME_DIGITS + 1;
 /** The content type letters of lua/lib/common.lua's CONTENT_CODES. */
 const CONTENT_TYPES: Record<string, string> = { j: 'json', t: 'text', b: 'bytes', v: 'v8' };
 
-export interface RecordHeader {
-  attempts: number;
-  uuid: string;
-  timestampMs: number;
+/** A record's part from its content type on: fixed at send (what history keeps of it). */
+export interface RecordPayload {
   contentType: string;
   sourceChannel: string;
   sourceAttempts: number;
@@ -23,8 +21,16 @@ export interface RecordHeader {
   groupId: string;
   /** its FIFO sequence number ('' for none) */
   sequenceNumber: string;
+  /** the bytes it counts for storage when that is not the payload's length, else null */
+  sizeField: number | null;
   metadataJson: string;
   bodyJson: string;
+}
+
+export interface RecordHeader extends RecordPayload {
+  attempts: number;
+  uuid: string;
+  timestampMs: number;
 }
 
 function malformed(): never {
@@ -53,35 +59,51 @@ function bar(record: string, from: number): number {
   return at;
 }
 
-export function parseRecord(record: string): RecordHeader {
-  const attemptsEnd = bar(record, 0);
-  const fixed = bar(record, attemptsEnd + 1) + 1;
-  const tail = fixed + FIXED_CHARS;
-  const contentType = CONTENT_TYPES[record[tail - 1]] ?? malformed();
+/** Where a full record's uuid starts (after its lease head `attempts|nonce|`). */
+export function recordFixedAt(record: string): number {
+  return bar(record, bar(record, 0) + 1) + 1;
+}
+
+/** Characters from the uuid to the content type letter. */
+export const PAYLOAD_OFFSET = FIXED_CHARS - 1;
+
+const CODE_0 = 48;
+const CODE_9 = 57;
+
+/** The payload of a record whose content type letter is at `at` (full record: fixed + 40). */
+export function parsePayload(record: string, at: number): RecordPayload {
+  const contentType = CONTENT_TYPES[record[at]] ?? malformed();
   // meta_len (base 36) ends at '|', or at ':' when src|src_attempts|size| follows, or at ';'
   // when src|src_attempts|size|group|fifo_seq| follows
+  const tail = at + 1;
   let markAt = tail;
-  while (
-    markAt < record.length &&
-    record[markAt] !== '|' &&
-    record[markAt] !== ':' &&
-    record[markAt] !== ';'
-  )
-    markAt++;
+  let mark = record[markAt];
+  while (markAt < record.length && mark !== '|' && mark !== ':' && mark !== ';') {
+    mark = record[++markAt];
+  }
   if (markAt === tail || markAt >= record.length) malformed();
   const metaLen = parseInt(record.slice(tail, markAt), 36);
   let sourceChannel = '';
   let sourceAttempts = 0;
   let groupId = '';
   let sequenceNumber = '';
+  let sizeField: number | null = null;
   let start = markAt + 1;
-  if (record[markAt] === ':' || record[markAt] === ';') {
+  if (mark === ':' || mark === ';') {
     const srcEnd = bar(record, start);
     const attemptsAt = bar(record, srcEnd + 1);
     sourceChannel = record.slice(start, srcEnd);
     sourceAttempts = Number(record.slice(srcEnd + 1, attemptsAt) || 0);
-    start = bar(record, attemptsAt + 1) + 1;
-    if (record[markAt] === ';') {
+    const sizeEnd = bar(record, attemptsAt + 1);
+    let size = 0;
+    for (let i = attemptsAt + 1; i < sizeEnd; i++) {
+      const c = record.charCodeAt(i);
+      if (c < CODE_0 || c > CODE_9) malformed();
+      size = size * 10 + c - CODE_0;
+    }
+    if (sizeEnd > attemptsAt + 1) sizeField = size;
+    start = sizeEnd + 1;
+    if (mark === ';') {
       const groupEnd = bar(record, start);
       const seqEnd = bar(record, groupEnd + 1);
       groupId = record.slice(start, groupEnd);
@@ -90,17 +112,28 @@ export function parseRecord(record: string): RecordHeader {
     }
   }
   return {
-    attempts: Number(record.slice(0, attemptsEnd)),
-    uuid: uuidText(record.slice(fixed, fixed + UUID_CHARS)),
-    timestampMs: parseInt(record.slice(fixed + UUID_CHARS, fixed + UUID_CHARS + TIME_DIGITS), 36),
     contentType,
     sourceChannel,
     sourceAttempts,
     groupId,
     sequenceNumber,
+    sizeField,
     metadataJson: record.slice(start, start + metaLen),
     bodyJson: record.slice(start + metaLen),
   };
+}
+
+export function parseRecord(record: string): RecordHeader {
+  const attemptsEnd = bar(record, 0);
+  const fixed = recordFixedAt(record);
+  const header = parsePayload(record, fixed + PAYLOAD_OFFSET) as RecordHeader;
+  header.attempts = Number(record.slice(0, attemptsEnd));
+  header.uuid = uuidText(record.slice(fixed, fixed + UUID_CHARS));
+  header.timestampMs = parseInt(
+    record.slice(fixed + UUID_CHARS, fixed + UUID_CHARS + TIME_DIGITS),
+    36,
+  );
+  return header;
 }
 
 /** The pulled message (docs/api/messages.md, "Pull messages"; dead_letter when dead-lettered) as JSON text. */

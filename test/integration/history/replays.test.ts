@@ -159,3 +159,20 @@ test('a pod that dies mid-job: another takes it over when its lease lapses, no c
   expect((await job(id)).replayed).toBe(60);
   dying.relay.replayRunner.start();
 }, 30_000);
+
+test('a job over more records than one read of the index (1,000) matches them all', async () => {
+  expect((await rq.client.configure('orders', { history_seconds: 3600 })).status).toBe(200);
+  for (let b = 0; b < 25; b++) {
+    await rq.client.batchOk('orders', {
+      messages: Array.from({ length: 100 }, (_, i) => ({ body: { i: b * 100 + i } })),
+    });
+  }
+  const all = await post(jobs, { since: 0, dry_run: true });
+  expect(all.body.result).toMatchObject({ state: 'planned', matched: 2500 });
+  const filtered = await post(jobs, {
+    since: 0,
+    filter: { body: { i: { $gte: 1200 } } },
+    dry_run: true,
+  });
+  expect(filtered.body.result).toMatchObject({ state: 'planned', matched: 1300 });
+});
