@@ -341,9 +341,11 @@ export function targets(runs: RunResult[]): Target[] {
   out.push(...issue24Latency(runs));
 
   out.push(...groupTargets(runs));
-  const firstP99 = med(runs, (r) => r.push?.first_attempt.p99_ms);
-  const pushRatio = med(runs, (r) => r.push?.throughput.ratio);
-  const lost = med(runs, (r) => r.push?.failures.lost);
+  const firstP99 = med(runs, (r) => r.push?.first_attempt?.p99_ms);
+  const pushRatio = med(runs, (r) => r.push?.throughput?.ratio);
+  const lost = med(runs, (r) => r.push?.failures?.lost);
+  const rateOver = med(runs, (r) => r.push?.rate?.worst_window_overshoot_pct);
+  const killMax = med(runs, (r) => r.push?.kill?.max_in_flight);
   out.push(
     target(
       'issue25',
@@ -351,9 +353,9 @@ export function targets(runs: RunResult[]): Target[] {
       "p99 from the send's answer to the start of the first attempt ≤ 100 ms at 1,000 msgs/s offered",
       firstP99,
       `p99 ${fmt(firstP99, 1)} ms (p50 ${fmt(
-        med(runs, (r) => r.push?.first_attempt.p50_ms),
+        med(runs, (r) => r.push?.first_attempt?.p50_ms),
         1,
-      )} ms) at ${fmt(med(runs, (r) => r.push?.first_attempt.offered_per_s))} msgs/s`,
+      )} ms) at ${fmt(med(runs, (r) => r.push?.first_attempt?.offered_per_s))} msgs/s`,
       (v) => v <= 100,
     ),
     target(
@@ -361,8 +363,8 @@ export function targets(runs: RunResult[]): Target[] {
       'Push',
       'push with parallelism 50 ≥ 0.5 of the same messages pulled and acked over HTTP',
       pushRatio,
-      `${fmt(pushRatio, 2)}x (${fmt(med(runs, (r) => r.push?.throughput.push_per_s))} vs ${fmt(
-        med(runs, (r) => r.push?.throughput.pull_ack_per_s),
+      `${fmt(pushRatio, 2)}x (${fmt(med(runs, (r) => r.push?.throughput?.push_per_s))} vs ${fmt(
+        med(runs, (r) => r.push?.throughput?.pull_ack_per_s),
       )} msgs/s)`,
       (v) => v >= 0.5,
     ),
@@ -371,10 +373,32 @@ export function targets(runs: RunResult[]): Target[] {
       'Push',
       'a receiver answering 500 to every third request: every message delivered, 0 lost',
       lost,
-      `${fmt(med(runs, (r) => r.push?.failures.delivered))} of ${fmt(
-        med(runs, (r) => r.push?.failures.messages),
+      `${fmt(med(runs, (r) => r.push?.failures?.delivered))} of ${fmt(
+        med(runs, (r) => r.push?.failures?.messages),
       )} delivered, ${fmt(lost)} lost`,
       (v) => v === 0,
+    ),
+    target(
+      'issue25',
+      'Push',
+      'rate limit 200/s with 3 pods: overshoot ≤ 1 % over 60 s (worst sliding window)',
+      rateOver,
+      `worst window ${fmt(med(runs, (r) => r.push?.rate?.most_in_window))} starts (${fmt(
+        rateOver,
+        2,
+      )} %), span ${fmt(
+        med(runs, (r) => r.push?.rate?.span_overshoot_pct),
+        2,
+      )} % over ${fmt(med(runs, (r) => r.push?.rate?.seconds))} s`,
+      (v) => v <= 1,
+    ),
+    target(
+      'issue25',
+      'Push',
+      'parallelism 10 with 3 pods, one SIGKILLed: never 11 in flight at the receiver',
+      killMax,
+      `most in flight ${fmt(killMax)}; ${fmt(med(runs, (r) => r.push?.kill?.lost))} lost`,
+      (v) => v <= 10,
     ),
   );
 

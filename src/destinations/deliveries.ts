@@ -1,19 +1,18 @@
 /**
- * The delivery loop every pod runs: each channel with a destination is consumed by one loop
- * per pod, which takes what flow control allows (destination_take: leases counted across all
- * pods), sends each message (send.ts) and records the outcome (destination_result: ack, retry
- * on the destination's schedule, dead after its attempts, breaker, disable). A loop wakes on
- * the channel's new_message events, when one of its requests ends, and at least every second.
- * Nothing is held in memory that a lease does not also hold: a pod that dies leaves leases
- * that lapse (timeout_ms + 5 s), and another pod delivers the message again.
+ * The deliveries every pod runs: each channel with a destination is consumed by one loop per
+ * pod (loop.ts), which takes what flow control allows (leases counted across all pods), sends
+ * each message (send.ts) and records the outcomes (destination_result: ack, retry on the
+ * destination's schedule, dead after its attempts, breaker, disable). This module keeps the
+ * loops in step with the list of destinations, wakes them on their channels' new_message
+ * events, and owns the pod's connection pools and the push metrics.
  */
 import http from 'node:http';
 import https from 'node:https';
 import client from 'prom-client';
 import type { Logger } from 'pino';
-import type { DestinationRecord, Relay, TakenMessage } from '../relay';
-import { destinationRequest } from './request';
-import { sendAttempt, type AttemptAnswer } from './send';
+import type { Relay } from '../relay';
+import { DestinationLoop, type LoopOwner } from './loop';
+import type { AttemptAnswer } from './send';
 
 export interface DeliveryOptions {
   /** how often the list of destinations is read, and an idle loop looks again (ms) */
@@ -36,211 +35,7 @@ export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
   allowPrivate: false,
 };
 
-/** At most this many leases per take (a take is repeated at once while it fills one). */
-const MAX_TAKE = 50;
-/**
- * How long a loop uses the destination it read (its URL, headers, secrets; pause, flow control
- * and the schedule are read by the scripts themselves): a change made through this pod is
- * seen at once, one made through another pod within this.
- */
-const RECORD_MS = 1000;
-
-class DestinationLoop {
-  stopped = false;
-  inFlight = 0;
-  state: DestinationRecord['state'] | null = null;
-  private wakeUp: (() => void) | null = null;
-  private woken = false;
-  private running: Promise<void> | null = null;
-  private readonly requests = new Set<Promise<void>>();
-  private record: DestinationRecord | null = null;
-  private recordAt = 0;
-
-  constructor(
-    readonly account: string,
-    readonly channel: string,
-    private readonly owner: Deliveries,
-  ) {}
-
-  start(): void {
-    this.running = this.run();
-  }
-
-  wake(): void {
-    this.woken = true;
-    this.wakeUp?.();
-  }
-
-  /** The destination was changed through this pod: read it again before the next take. */
-  invalidate(): void {
-    this.record = null;
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake();
-    await this.running;
-    await Promise.all([...this.requests]);
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wakeUp = () => {
-        this.wakeUp = null;
-        this.woken = false;
-        done();
-      };
-    });
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      let pause: number;
-      try {
-        pause = await this.cycle();
-      } catch (err) {
-        this.owner.log.warn(
-          { err: String(err), account: this.account, channel: this.channel },
-          'destination delivery cycle failed',
-        );
-        pause = this.owner.options.pollMs;
-      }
-      if (pause > 0 && !this.stopped) await this.sleep(pause);
-    }
-  }
-
-  /** One take; returns how long to wait before the next. */
-  private async cycle(): Promise<number> {
-    const { relay, options } = this.owner;
-    let record = this.record;
-    if (!record || Date.now() - this.recordAt >= RECORD_MS) {
-      record = await relay.destinations.read(this.account, this.channel);
-      if (!record) {
-        this.stopped = true;
-        return 0;
-      }
-      this.record = record;
-      this.recordAt = Date.now();
-      this.state = record.state;
-    }
-    const taken = await relay.destinations.take(this.account, this.channel, record.id, MAX_TAKE);
-    if (taken.status === 'gone') {
-      // the channel was deleted: its destination goes with it
-      await relay.destinations.removeGone(this.account, this.channel, record.id).catch(() => 0);
-      this.stopped = true;
-      return 0;
-    }
-    for (const message of taken.messages) {
-      this.inFlight++;
-      const request = this.attempt(record, message).finally(() => {
-        this.inFlight--;
-        this.requests.delete(request);
-        this.wake();
-      });
-      this.requests.add(request);
-    }
-    // a full take may have left more; otherwise what frees a slot or brings a message wakes
-    // the loop (a request ending, the channel's new_message), and pollMs bounds the rest
-    if (taken.messages.length >= MAX_TAKE) return 0;
-    if (taken.messages.length > 0) return options.pollMs;
-    return taken.status === 'wait'
-      ? Math.max(1, Math.min(taken.waitMs, options.pollMs))
-      : options.pollMs;
-  }
-
-  private async attempt(record: DestinationRecord, message: TakenMessage): Promise<void> {
-    const { relay, options, log } = this.owner;
-    const started = Date.now();
-    let answer: AttemptAnswer;
-    let messageId = '';
-    try {
-      const [messageJson] = await relay.webhooks.resign(this.account, [message.messageJson]);
-      const request = destinationRequest(record, messageJson, message.attempt, Date.now());
-      messageId = request.headers['x-relayq-message-id'];
-      answer = await sendAttempt({
-        ...request,
-        timeoutMs: record.config.timeout_ms,
-        allowPrivate: options.allowPrivate,
-        agent: this.owner.agentFor(request.url),
-      });
-    } catch (err) {
-      answer = {
-        status: null,
-        retryAfterMs: null,
-        excerpt: '',
-        error: String(err).split('\n')[0],
-        result: 'connection',
-      };
-    }
-    const durationMs = Date.now() - started;
-    this.owner.observe(this.account, this.channel, answer.result, durationMs);
-    const outcome = answer.status === 410 ? 'gone' : answer.result === 'success' ? 'ok' : 'fail';
-    const failure =
-      outcome === 'ok'
-        ? ''
-        : answer.status !== null
-          ? `HTTP ${answer.status}`
-          : (answer.error ?? '');
-    const entry = JSON.stringify({
-      message_id: messageId,
-      attempt: message.attempt,
-      started_at: started,
-      duration_ms: durationMs,
-      status: answer.status,
-      error: answer.error,
-      response_excerpt: answer.excerpt,
-    });
-    try {
-      const r = await relay.destinations.result(this.account, this.channel, record.id, {
-        leaseId: message.leaseId,
-        outcome,
-        retryAfterMs: answer.status === 429 || answer.status === 503 ? answer.retryAfterMs : null,
-        failure,
-        entry,
-        attempt: message.attempt,
-        durationMs,
-        status: answer.status,
-        logMax: options.logMax,
-        cooldownMs: options.cooldownMs,
-        disableAfterMs: options.disableAfterMs,
-      });
-      const about = {
-        account: this.account,
-        channel: this.channel,
-        destination: record.id,
-        message: messageId,
-        attempt: message.attempt,
-      };
-      if (r.result === 'dead' || r.result === 'dead_lettered')
-        log.warn(
-          { ...about, failure, to: r.result },
-          r.result === 'dead'
-            ? 'destination gave up on a message: kept as dead in its channel'
-            : 'destination gave up on a message: moved to the dead-letter channel',
-        );
-      if (r.result === 'disabled') log.warn({ ...about, failure }, 'destination disabled');
-      if (r.breakerOpenedMs > 0)
-        log.warn({ ...about, cooldownMs: r.breakerOpenedMs }, 'destination circuit breaker open');
-    } catch (err) {
-      // the lease lapses and the message is delivered again
-      log.warn(
-        { err: String(err), account: this.account, channel: this.channel },
-        'destination result not recorded',
-      );
-    }
-  }
-}
-
-export class Deliveries {
+export class Deliveries implements LoopOwner {
   readonly options: DeliveryOptions;
   private readonly loops = new Map<string, DestinationLoop>();
   private readonly unsubscribe = new Map<string, () => void>();

@@ -6,6 +6,7 @@
 import { RelayError } from '../errors';
 import type {
   AttemptOutcome,
+  OutcomeSettings,
   DestinationChange,
   DestinationRecord,
 } from '../store/destinationTypes';
@@ -63,8 +64,14 @@ export function createDestinations(deps: RelayDeps) {
     read: (account: string, channel: string) => store.destinations.get(account, channel),
     take: (account: string, channel: string, id: string, max: number) =>
       store.destinations.take(account, channel, id, max),
-    result: (account: string, channel: string, id: string, outcome: AttemptOutcome) =>
-      store.destinations.result(account, channel, id, outcome),
+    settle: (
+      account: string,
+      channel: string,
+      id: string,
+      outcomes: readonly AttemptOutcome[],
+      settings: OutcomeSettings,
+      takeMax: number,
+    ) => store.destinations.settle(account, channel, id, outcomes, settings, takeMax),
     all: () => store.destinations.all(),
     removeGone: (account: string, channel: string, id: string) =>
       store.destinations.remove(account, channel, id),

@@ -56,11 +56,14 @@ export {
 } from './replaySignatures';
 export type {
   AttemptOutcome,
+  AttemptResult,
+  OutcomeSettings,
   DestinationChange,
   DestinationConfig,
   DestinationRecord,
   DestinationState,
   TakenMessage,
+  TakeResult,
 } from '../store/destinationTypes';
 export type {
   AccountRecord,

@@ -64,6 +64,10 @@ export interface AttemptOutcome {
   attempt: number;
   durationMs: number;
   status: number | null;
+}
+
+/** The pod's settings every recorded outcome is judged by. */
+export interface OutcomeSettings {
   logMax: number;
   cooldownMs: number;
   disableAfterMs: number;
@@ -96,12 +100,18 @@ export interface DestinationStore {
     limit: number,
   ): Promise<{ entries: string[]; more: boolean }>;
   take(account: string, channel: string, id: string, max: number): Promise<TakeResult>;
-  result(
+  /**
+   * Records outcomes in the order they ended (a result per outcome, in order), then takes up
+   * to takeMax messages as take() does, in one call.
+   */
+  settle(
     account: string,
     channel: string,
     id: string,
-    outcome: AttemptOutcome,
-  ): Promise<AttemptResult>;
+    outcomes: readonly AttemptOutcome[],
+    settings: OutcomeSettings,
+    takeMax: number,
+  ): Promise<{ results: AttemptResult[]; taken: TakeResult }>;
   /** Every channel with a destination, service-wide. */
   all(): Promise<{ account: string; channel: string }[]>;
 }

@@ -6,10 +6,12 @@
  */
 import type { StoreContext } from './context';
 import type {
+  AttemptResult,
   DestinationConfig,
   DestinationRecord,
   DestinationState,
   DestinationStore,
+  TakenMessage,
 } from './destinationTypes';
 import { destinationKeyList, destinationsIndexKey } from './keys';
 import { nonces } from './queue';
@@ -18,6 +20,7 @@ import {
   destinationDeleteScript,
   destinationRedriveScript,
   destinationResultScript,
+  destinationResultTail,
   destinationSaveScript,
   destinationTakeScript,
   type DestinationDeleteArgs,
@@ -31,6 +34,20 @@ import {
 } from './scripts/destinations';
 
 const member = (account: string, channel: string) => `${account}/${channel}`;
+
+/** The leases a take answered (lease id, record, attempt, ...) as messages. */
+function takenMessages(flat: (string | number)[]): TakenMessage[] {
+  const messages: TakenMessage[] = [];
+  for (let i = 0; i < flat.length; i += 3) {
+    const leaseId = String(flat[i]);
+    messages.push({
+      leaseId,
+      messageJson: pulledMessageJson(leaseId, String(flat[i + 1])),
+      attempt: Number(flat[i + 2]),
+    });
+  }
+  return messages;
+}
 
 export function createDestinationStore(ctx: StoreContext): DestinationStore {
   const num = (v: string | undefined): number | null =>
@@ -113,21 +130,24 @@ export function createDestinationStore(ctx: StoreContext): DestinationStore {
         DestinationTakeReply,
         DestinationTakeArgs
       >(destinationTakeScript, { account, channel, id }, { channel, id, max, nonces: nonces(max) });
-      const messages = [];
-      for (let i = 0; i < flat.length; i += 3) {
-        const leaseId = String(flat[i]);
-        messages.push({
-          leaseId,
-          messageJson: pulledMessageJson(leaseId, String(flat[i + 1])),
-          attempt: Number(flat[i + 2]),
-        });
-      }
       await ctx.lowerDue(account, lowered);
-      return { status, waitMs, messages };
+      return { status, waitMs, messages: takenMessages(flat) };
     },
 
-    async result(account, channel, id, o) {
-      const [result, delayMs, lowered, breakerOpenedMs] = await ctx.withDeadLetter(
+    async settle(account, channel, id, outcomes, settings, takeMax) {
+      const tail = destinationResultTail(
+        outcomes.map((o) => ({
+          lease_id: o.leaseId,
+          outcome: o.outcome,
+          retry_after_ms: o.retryAfterMs ?? '',
+          failure: o.failure,
+          entry: o.entry,
+          attempt: o.attempt,
+          duration_ms: o.durationMs,
+          status: o.status ?? '',
+        })),
+      );
+      const [flat, lowered, status, waitMs, taken] = await ctx.withDeadLetter(
         account,
         channel,
         (dlq) =>
@@ -137,24 +157,29 @@ export function createDestinationStore(ctx: StoreContext): DestinationStore {
             {
               channel,
               id,
-              lease_id: o.leaseId,
-              outcome: o.outcome,
-              retry_after_ms: o.retryAfterMs ?? '',
-              failure: o.failure,
-              entry: o.entry,
-              log_max: o.logMax,
-              cooldown_ms: o.cooldownMs,
-              disable_after_ms: o.disableAfterMs,
+              log_max: settings.logMax,
+              cooldown_ms: settings.cooldownMs,
+              disable_after_ms: settings.disableAfterMs,
               dead_letter_channel: dlq,
-              attempt: o.attempt,
-              duration_ms: o.durationMs,
-              status: o.status ?? '',
+              take_max: takeMax,
+              nonces: takeMax > 0 ? nonces(takeMax) : '',
+              n: outcomes.length,
             },
+            tail,
           ),
       );
       await ctx.lowerDue(account, lowered);
-      if (result === 'acked') ctx.metrics.count('acked', 1);
-      return { result, delayMs, breakerOpenedMs };
+      const results: AttemptResult[] = [];
+      for (let i = 0; i < flat.length; i += 3) {
+        results.push({
+          result: flat[i] as AttemptResult['result'],
+          delayMs: Number(flat[i + 1]),
+          breakerOpenedMs: Number(flat[i + 2]),
+        });
+      }
+      const acked = results.filter((r) => r.result === 'acked').length;
+      if (acked > 0) ctx.metrics.count('acked', acked);
+      return { results, taken: { status, waitMs, messages: takenMessages(taken) } };
     },
 
     async all() {

@@ -70,20 +70,16 @@ export type DestinationTakeReply = [
 export interface DestinationResultArgs {
   channel: string;
   id: string;
-  lease_id: string;
-  outcome: 'ok' | 'gone' | 'fail';
-  retry_after_ms: number | '';
-  failure: string;
-  entry: string;
   log_max: number;
   cooldown_ms: number;
   disable_after_ms: number;
   dead_letter_channel: string;
-  /** the destination's attempt number, for the channel's history */
-  attempt: number;
-  duration_ms: number;
-  /** the receiver's HTTP status, '' when there was no answer */
-  status: number | '';
+  /** most messages to lease after recording (0: none) */
+  take_max: number;
+  /** take_max nonces of 22 characters, concatenated */
+  nonces: string;
+  /** the number of outcomes; 8 values each follow (destinationResultTail) */
+  n: number;
 }
 
 export const destinationResultScript = defineScript<DestinationResultArgs>({
@@ -92,25 +88,56 @@ export const destinationResultScript = defineScript<DestinationResultArgs>({
   argv: [
     'channel',
     'id',
-    'lease_id',
-    'outcome',
-    'retry_after_ms',
-    'failure',
-    'entry',
     'log_max',
     'cooldown_ms',
     'disable_after_ms',
     'dead_letter_channel',
-    'attempt',
-    'duration_ms',
-    'status',
+    'take_max',
+    'nonces',
+    'n',
   ],
 });
 
-/** [result, delay ms, lowered due ms or null, breaker opened for ms] */
+/** One outcome's 8 values in destination_result's ARGV tail. */
+export interface DestinationResultOutcome {
+  lease_id: string;
+  outcome: 'ok' | 'gone' | 'fail';
+  retry_after_ms: number | '';
+  failure: string;
+  entry: string;
+  /** the destination's attempt number, for the channel's history */
+  attempt: number;
+  duration_ms: number;
+  /** the receiver's HTTP status, '' when there was no answer */
+  status: number | '';
+}
+
+export function destinationResultTail(
+  outcomes: readonly DestinationResultOutcome[],
+): (string | number)[] {
+  const tail: (string | number)[] = [];
+  for (const o of outcomes)
+    tail.push(
+      o.lease_id,
+      o.outcome,
+      o.retry_after_ms,
+      o.failure,
+      o.entry,
+      o.attempt,
+      o.duration_ms,
+      o.status,
+    );
+  return tail;
+}
+
+/**
+ * [flat result, delay ms, breaker opened for ms per outcome, lowered due ms or null, then the
+ * lease's status, wait ms and flat lease id, record, attempt, ... as destination_take's]
+ */
 export type DestinationResultReply = [
-  'acked' | 'retry' | 'dead' | 'dead_lettered' | 'disabled' | 'stale',
-  number,
+  ('acked' | 'retry' | 'dead' | 'dead_lettered' | 'disabled' | 'stale' | number)[],
   number | null,
+  DestinationTakeReply[0],
   number,
+  (string | number)[],
 ];

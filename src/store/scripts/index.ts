@@ -1,6 +1,7 @@
 /**
  * The Lua scripts. Each takes the KEYS its header says (header.ts reads them). Scripts are read from lua/
- * with the plan prelude (plans.ts), lua/lib/common.lua, lua/lib/caller.lua and lua/lib/history.lua prepended, registered as ioredis commands (EVALSHA
+ * with the plan prelude (plans.ts), lua/lib/common.lua, lua/lib/caller.lua and lua/lib/history.lua prepended
+ * (and lua/lib/destination.lua to the destination_* scripts), registered as ioredis commands (EVALSHA
  * with a fallback to EVAL, so a SCRIPT FLUSH or a Redis restart is survived),
  * and loaded at start-up: the service is not ready until they are.
  */
@@ -100,8 +101,11 @@ export function scriptSources(
     .map((name) => fs.readFileSync(path.join(dir, 'lib', `${name}.lua`), 'utf8'))
     .join('\n');
   const sources = {} as Record<ScriptName, string>;
+  const destinationLib = fs.readFileSync(path.join(dir, 'lib', 'destination.lua'), 'utf8');
   for (const name of SCRIPT_NAMES) {
-    sources[name] = `${prelude}${lib}\n${fs.readFileSync(path.join(dir, `${name}.lua`), 'utf8')}`;
+    const own = name.startsWith('destination_') ? `${destinationLib}\n` : '';
+    sources[name] =
+      `${prelude}${lib}\n${own}${fs.readFileSync(path.join(dir, `${name}.lua`), 'utf8')}`;
   }
   cachedSources.set(prelude, sources);
   return sources;

@@ -451,6 +451,19 @@ test('rate_limit across two pods: at most count request starts in any period', a
   expect(at[11] - at[0]).toBeGreaterThanOrEqual(1800);
 });
 
+test('rate_limit spreads a window over its period (count 20: one start in any 45 ms), not one burst', async () => {
+  const { ca } = await setup('ds', {
+    parallelism: 20,
+    rate_limit: { count: 20, period_seconds: 1 },
+  });
+  await ca.batch('orders', { messages: Array.from({ length: 20 }, (_, n) => ({ body: { n } })) });
+  await eventually(() => receiver.received.length === 20, 15_000);
+  const at = receiver.received.map((r) => r.at).sort((x, y) => x - y);
+  // one per 45 ms: the 20 go out over about 0.85 s, not at once
+  for (let i = 2; i < at.length; i++) expect(at[i] - at[i - 2]).toBeGreaterThanOrEqual(60);
+  expect(at[19] - at[0]).toBeGreaterThanOrEqual(700);
+});
+
 test('the circuit breaker opens after 20 failures, probes after its cooldown and closes on success', async () => {
   for (const pod of [pods.a, pods.b]) pod.relay.deliveries!.options.cooldownMs = 1000;
   const { ca, auth, dest } = await setup('db', {
@@ -642,6 +655,12 @@ test('per-destination metrics for the accounts in RELAY_METRICS_ACCOUNTS (attemp
     await other.ca.send('orders', { body: { ok: true } });
     await eventually(async () => (await acc.ca.channel('orders')).body.result.dead_count === 1);
     await eventually(() => receiver.received.length === 4);
+    // the receiver counts a request when it arrives, the pod its attempt when the answer does
+    await eventually(async () =>
+      /relayq_push_attempts_total\{result="success"\} 2/.test(
+        await c.relay.metrics.registry.metrics(),
+      ),
+    );
     const text = await c.relay.metrics.registry.metrics();
     const labels = `account="${acc.id}",channel="orders"`;
     expect(text).toContain(`relayq_destination_attempts_total{${labels},result="success"} 1`);
