@@ -9,7 +9,6 @@ import { FanoutFlusher } from './fanout';
 import { ReplicationGate, type DurabilityOptions } from './replication';
 import { accountOfAccountKey, duePartitionOf } from './keys';
 import type { RedisClient } from './redis';
-import { batchWrites, type BeforeWrite } from './writeBatch';
 import { runScript, type ScriptName, type Scripts } from './scripts';
 import type { PlanTable } from './scripts/plans';
 import {
@@ -86,8 +85,6 @@ export class StoreContext {
    * due-index update that follows, to stand for a pod dying in between.
    */
   beforeDueIndexUpdate: (() => Promise<void>) | null = null;
-  /** Corks the connection until the end of this turn of the event loop (writeBatch.ts). */
-  private readonly beforeWrite: BeforeWrite;
 
   constructor(
     readonly redis: RedisClient,
@@ -96,7 +93,6 @@ export class StoreContext {
     options: StoreOptions = {},
   ) {
     redis.on('ready', () => (this.unreachable = false));
-    this.beforeWrite = batchWrites(redis);
     this.logger = options.logger;
     this.duePartitions = options.duePartitions ?? 16;
     const windowMs = options.fanoutWindowMs ?? 50;
@@ -134,7 +130,6 @@ export class StoreContext {
    */
   async call<T>(name: ScriptName, keys: string[], args: (string | number)[]): Promise<T> {
     this.admit();
-    this.beforeWrite();
     const end = this.metrics.scriptDuration.startTimer({ script: name });
     try {
       const result = (await runScript(this.scripts, name, keys, args)) as T;
@@ -166,7 +161,6 @@ export class StoreContext {
    */
   async command<T>(send: (redis: RedisClient) => Promise<T>, probe = false): Promise<T> {
     if (!probe) this.admit();
-    this.beforeWrite();
     try {
       const result = await send(this.redis);
       this.unreachable = false;

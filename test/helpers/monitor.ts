@@ -16,19 +16,22 @@ const LINE = /^\+\d+\.\d+ \[\d+ (\S+)\] "([^"]+)"/;
  */
 const BACKGROUND = new Set(['dbsize', 'scan']);
 
+/** A MONITOR line's arguments: each quoted, with backslash escapes. */
+const ARG = /"((?:[^"\\]|\\.)*)"/g;
+
 /**
- * The commands the pod's connection sent while run() ran, lower case, in order, without the
- * due index repair's background steps.
+ * The commands the pod's connection sent while run() ran, each as its arguments (the
+ * command's name lower case), in order, without the due index repair's background steps.
  */
-export async function podCommands(
+export async function podCommandArgs(
   redis: SingleTestRedis,
   app: TestApp,
   run: () => Promise<unknown>,
-): Promise<string[]> {
+): Promise<string[][]> {
   const addr = /addr=(\S+)/.exec(String(await app.redis.call('CLIENT', 'INFO')))![1];
   const { host, port } = redis.client.options;
   const socket = net.connect(port!, host ?? '127.0.0.1');
-  const seen: string[] = [];
+  const seen: string[][] = [];
   let monitoring = false;
   let pending = '';
   socket.setEncoding('utf8');
@@ -39,7 +42,12 @@ export async function podCommands(
     for (const line of lines) {
       if (line === '+OK') monitoring = true;
       const m = LINE.exec(line);
-      if (m && m[1] === addr && !BACKGROUND.has(m[2].toLowerCase())) seen.push(m[2].toLowerCase());
+      if (!m || m[1] !== addr || BACKGROUND.has(m[2].toLowerCase())) continue;
+      const args = [...line.slice(m.index + m[0].length - m[2].length - 2).matchAll(ARG)].map(
+        (a) => a[1],
+      );
+      args[0] = args[0].toLowerCase();
+      seen.push(args);
     }
   });
   socket.on('error', () => undefined);
@@ -49,9 +57,24 @@ export async function podCommands(
     await run();
     // a marker from the same connection: everything before it has been seen
     await app.redis.echo('end-of-request');
-    await eventually(() => seen.includes('echo'));
+    await eventually(() => seen.some((c) => c[0] === 'echo'));
   } finally {
     socket.destroy();
   }
-  return seen.slice(0, seen.indexOf('echo'));
+  return seen.slice(
+    0,
+    seen.findIndex((c) => c[0] === 'echo'),
+  );
+}
+
+/**
+ * The commands the pod's connection sent while run() ran, lower case, in order, without the
+ * due index repair's background steps.
+ */
+export async function podCommands(
+  redis: SingleTestRedis,
+  app: TestApp,
+  run: () => Promise<unknown>,
+): Promise<string[]> {
+  return (await podCommandArgs(redis, app, run)).map((c) => c[0]);
 }

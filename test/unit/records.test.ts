@@ -54,9 +54,12 @@ test('parseRecord splits the header and the payload', () => {
     sourceAttempts: 0,
     groupId: '',
     sequenceNumber: '',
+    sizeField: null,
     metadataJson: '{"k":"a|b"}',
     bodyJson: '"x|y"',
   });
+  // a record whose stored size is not its payload's length says so
+  expect(parseRecord(record({ size: '123' })).sizeField).toBe(123);
 });
 
 test('a grouped record (;src|src_attempts|size|group|fifo_seq|) shows group_id and sequence_number', () => {

@@ -178,11 +178,22 @@ test('a long poll over the account cap is refused in one call once the pod has s
   // the first refusal finds the cap in Redis (the pull that found nothing, authorize, the
   // place refused: 3 calls); the pod remembers it for the Retry-After second, so the next
   // one, right after, costs only its pull (which answers at once when messages wait)
-  const refused: Awaited<ReturnType<typeof pull>>[] = [];
-  const commands = await podCommands(redis, app, async () => {
-    refused.push(await pull(3000));
-    refused.push(await pull(3000));
-  });
+  // A pair counts only when both refusals fit in that second (on a loaded machine two
+  // requests can be further apart: then the pair is made again, the memory lapsed).
+  let refused: Awaited<ReturnType<typeof pull>>[] = [];
+  let commands: string[] = [];
+  for (let tries = 0; tries < 5; tries++) {
+    if (tries > 0) await sleep(1100);
+    refused = [];
+    let tookMs = 0;
+    commands = await podCommands(redis, app, async () => {
+      const started = Date.now();
+      refused.push(await pull(3000));
+      refused.push(await pull(3000));
+      tookMs = Date.now() - started;
+    });
+    if (tookMs < 900) break;
+  }
   expect(refused.map((r) => r.status)).toEqual([429, 429]);
   expect(refused[1].headers['retry-after']).toBe('1');
   // 3 + 1 (without the pod's memory: 3 + 3)

@@ -56,8 +56,11 @@ async function commandsProcessed(): Promise<number> {
 
 /** Commands Redis processed during one scrape of `of`, with background work stopped. */
 async function commandsPerScrape(of: TestApp): Promise<{ commands: number; text: string }> {
-  // the push deliveries' poll of the destinations (once a second) is background work too
+  // background work too: the push deliveries' poll of the destinations (once a second), the
+  // replay runner's look for jobs (every tick) and the due index repair's walk
   await of.relay.deliveries?.stop();
+  await of.relay.replayRunner.stop();
+  await of.relay.dueRepair.stop();
   // Two INFO calls back to back: what measuring alone adds.
   const base0 = await commandsProcessed();
   const base1 = await commandsProcessed();

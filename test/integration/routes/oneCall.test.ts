@@ -4,8 +4,7 @@
  * call again (docs/api/routes.md, "Routes changed while sending").
  */
 import { accountWithToken, sleep, startApp, type TestApp } from '../../helpers/app';
-import type Redis from 'ioredis';
-import { eventually } from '../../helpers/app';
+import { podCommandArgs } from '../../helpers/monitor';
 import { startSingleRedis, type SingleTestRedis } from '../../helpers/redis';
 
 let redis: SingleTestRedis;
@@ -33,24 +32,9 @@ afterAll(async () => {
  * background work (due repair, gauges) is about other keys and left out.
  */
 async function podCommands(app: TestApp, run: () => Promise<unknown>): Promise<string[]> {
-  const addr = /addr=(\S+)/.exec(String(await app.redis.call('CLIENT', 'INFO')))![1];
-  const monitor: Redis = await redis.client.monitor();
-  const seen: string[][] = [];
-  monitor.on('monitor', (_time: string, args: string[], source: string) => {
-    if (source === addr) seen.push(args.map(String));
-  });
-  try {
-    await run();
-    await app.redis.echo('end-of-request');
-    await eventually(() => seen.some((c) => c[0].toLowerCase() === 'echo'));
-  } finally {
-    monitor.disconnect();
-  }
-  const end = seen.findIndex((c) => c[0].toLowerCase() === 'echo');
-  return seen
-    .slice(0, end)
+  return (await podCommandArgs(redis, app, run))
     .filter((c) => c.includes('in') || c.includes('v:in'))
-    .map((c) => c[0].toLowerCase());
+    .map((c) => c[0]);
 }
 
 test('one call per routed send; a change made on another pod is picked up on the next send', async () => {
