@@ -173,7 +173,9 @@ test('a long poll over the account cap is refused in one call once the pod has s
       .set('Authorization', auth)
       .send({ wait_ms: waitMs });
   await app.http.put('/v1/relay/channels/orders').set('Authorization', auth).send({}).expect(200);
-  const holding = pull(3000).then((r) => r);
+  // held for the whole test: a holder that ended its wait inside a counted pair would add its
+  // last look (one call) to the pair's and free the place
+  const holding = pull(20_000).then((r) => r);
   await eventually(async () => (await redis.client.keys('rq:{capped-lp}:holders:lp')).length === 1);
   // the first refusal finds the cap in Redis (the pull that found nothing, authorize, the
   // place refused: 3 calls); the pod remembers it for the Retry-After second, so the next
