@@ -2,7 +2,8 @@
 destination_take: lease the messages a channel's destination may be sent now, as a pull
 does (a lease per message, deadline now + lease_ms), within its flow control, counted
 atomically across every pod: at most parallelism - (leases in flight) messages, at most
-rate_limit.count request starts in any period_seconds window (spread over it in min(count, 100)
+rate_limit.count request starts in any period_seconds window (counted over a window 2 % longer,
+at most 1 s longer, for the jitter on the way to the receiver; spread over it in min(count, 100)
 parts; lua/lib/destination.lua), nothing while its circuit
 breaker is open (then one probe at a time), nothing while it or its channel is paused or
 it is disabled. With parallelism 1 the message at the head of the line (the one being

@@ -108,6 +108,29 @@ test('one call records many outcomes in order, each with its own result, then ta
   }
 });
 
+test('rate_limit counts starts over a window 2 % longer than the period, so that a receiver sees at most count in any of its own', async () => {
+  for (const pod of [pods.a, pods.b]) await pod.relay.deliveries!.stop();
+  try {
+    const { ca, id, dest } = await setup('br', {
+      parallelism: 5,
+      rate_limit: { count: 1, period_seconds: 10 },
+    });
+    await ca.batch('orders', { messages: [1, 2].map((n) => ({ body: { n } })) });
+    const destinations = pods.a.relay.relay.destinations;
+    const before = Date.now();
+    expect((await destinations.take(id, 'orders', dest.id, 10)).messages).toHaveLength(1);
+    const next = await destinations.take(id, 'orders', dest.id, 10);
+    const elapsed = Date.now() - before;
+    expect(next.status).toBe('wait');
+    expect(next.messages).toHaveLength(0);
+    // 10 s + 200 ms after the first start (a window of exactly the period: at most 10 s)
+    expect(next.waitMs).toBeGreaterThan(10_200 - elapsed - 5);
+    expect(next.waitMs).toBeLessThanOrEqual(10_200);
+  } finally {
+    for (const pod of [pods.a, pods.b]) pod.relay.deliveries!.start();
+  }
+});
+
 test('a busy destination on two pods: every message delivered once but after a failure, every attempt logged and in its history, in fewer calls than attempts', async () => {
   const { ca, auth, dest } = await setup('bb', {
     parallelism: 20,
