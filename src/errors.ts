@@ -97,7 +97,20 @@ export { plural };
 export const INTERNAL_MESSAGE = 'internal error; the request may be retried';
 export const UNAVAILABLE_MESSAGE =
   'the queue store is unavailable; the request had no effect and may be retried';
+/**
+ * A command that was sent but not answered (timed out, or its connection was lost): Redis
+ * may still have run it, so the client is not told it had no effect.
+ */
+export const UNANSWERED_MESSAGE =
+  'the queue store did not answer; the request may or may not have taken effect and may be retried (a send with a dedup_id is stored once)';
 
-export function unavailable(): RelayError {
-  return new RelayError('unavailable', UNAVAILABLE_MESSAGE);
+/**
+ * The 503: 'none' when nothing reached Redis (refused, not connected, held unreachable),
+ * 'unknown' when a command was sent and its answer never came.
+ */
+export function unavailable(effect: 'none' | 'unknown' = 'none'): RelayError {
+  return new RelayError(
+    'unavailable',
+    effect === 'none' ? UNAVAILABLE_MESSAGE : UNANSWERED_MESSAGE,
+  );
 }

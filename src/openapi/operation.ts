@@ -51,7 +51,7 @@ export const STATUS_MEANINGS: Record<number, string> = {
   415: 'the request body is in a Content-Encoding the relay does not support (identity, gzip, deflate, br)',
   429: "rate limit exceeded (the account's or token's request rate, or its WebSocket or long-poll places): nothing was done; retry after the Retry-After header (seconds)",
   500: 'unexpected error: the request may be retried',
-  503: 'the queue store is unavailable (or the server is shutting down): the request had no effect and may be retried',
+  503: 'the queue store is unavailable (or the server is shutting down): the request had no effect, or, when the message says the store did not answer, may have taken effect; either way it may be retried (a send with a dedup_id is stored once)',
 };
 
 /** Statuses every operation of an access may answer, whatever the endpoint. */

@@ -203,9 +203,19 @@ export function isUnavailable(err: unknown): boolean {
   return CONNECTION_ERROR.test(err.message);
 }
 
+/**
+ * Errors of a command that may have reached Redis and run there: its answer timed out, or
+ * the connection was lost while it was in flight (ioredis fails the commands it had sent).
+ */
+const UNANSWERED = /Command timed out|Connection is closed|ECONNRESET|EPIPE|socket closed/i;
+
 /** Re-throws anything that is not one of our script codes as a RelayError or as is. */
 export function rethrowStoreError(err: unknown): never {
   if (err instanceof RelayError) throw err;
-  if (isUnavailable(err)) throw unavailable();
+  if (isUnavailable(err)) {
+    const unanswered =
+      err instanceof Error && err.name !== 'ReplyError' && UNANSWERED.test(err.message);
+    throw unavailable(unanswered ? 'unknown' : 'none');
+  }
   throw err;
 }

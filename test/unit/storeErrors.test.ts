@@ -2,8 +2,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { toEnvelope } from '../../src/web/envelope';
+import { RelayError, UNANSWERED_MESSAGE, UNAVAILABLE_MESSAGE } from '../../src/errors';
 import {
   isUnavailable,
+  rethrowStoreError,
   SCRIPT_ERROR_CODES,
   SCRIPT_ERRORS,
   scriptFailure,
@@ -39,6 +41,28 @@ test('unavailable replies and connection errors', () => {
   expect(isUnavailable(reply('LOADING Redis is loading the dataset in memory'))).toBe(true);
   expect(isUnavailable(new Error('connect ECONNREFUSED 127.0.0.1:6379'))).toBe(true);
   expect(isUnavailable(reply('ERR ACCOUNT_EXISTS'))).toBe(false);
+});
+
+test.each([
+  // nothing reached Redis: the request had no effect
+  ['connect ECONNREFUSED 127.0.0.1:6379', UNAVAILABLE_MESSAGE],
+  ["Stream isn't writeable and enableOfflineQueue options is false", UNAVAILABLE_MESSAGE],
+  ['LOADING Redis is loading the dataset in memory', UNAVAILABLE_MESSAGE, 'ReplyError'],
+  // sent, never answered: Redis may have run it
+  ['Command timed out', UNANSWERED_MESSAGE],
+  ['Connection is closed.', UNANSWERED_MESSAGE],
+  ['read ECONNRESET', UNANSWERED_MESSAGE],
+])('an outage error %j is the 503 saying %j', (message, said, name = 'Error') => {
+  const err = new Error(message);
+  err.name = name;
+  let thrown: unknown;
+  try {
+    rethrowStoreError(err);
+  } catch (e) {
+    thrown = e;
+  }
+  expect(thrown).toBeInstanceOf(RelayError);
+  expect(thrown).toMatchObject({ code: 'unavailable', message: said });
 });
 
 test('script failures are only our codes: Redis busy/loading replies are not', () => {

@@ -8,6 +8,7 @@
  */
 import { ListQueuesCommand } from '@aws-sdk/client-sqs';
 import { ADMIN_TOKEN, accountWithToken, eventually, sleep } from '../../helpers/app';
+import { OUTAGE_MESSAGE } from '../../helpers/outage';
 import { startSingleRedis } from '../../helpers/redis';
 import { useRelay } from '../../helpers/useRelay';
 import { RelayError } from '../../../src/errors';
@@ -27,7 +28,7 @@ const UNAVAILABLE = {
   errors: [
     {
       code: 503,
-      message: 'the queue store is unavailable; the request had no effect and may be retried',
+      message: OUTAGE_MESSAGE,
     },
   ],
   messages: [],

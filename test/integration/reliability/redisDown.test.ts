@@ -7,6 +7,7 @@
  */
 import { ADMIN_TOKEN, accountWithToken, eventually } from '../../helpers/app';
 import { RESUBSCRIBE_SPREAD_MS } from '../../../src/store/events';
+import { OUTAGE_MESSAGE } from '../../helpers/outage';
 import { startSingleRedis } from '../../helpers/redis';
 import { useRelay } from '../../helpers/useRelay';
 import { refusedUpgrade, subscribe, type Subscriber } from '../../helpers/ws';
@@ -31,7 +32,7 @@ const UNAVAILABLE = {
   errors: [
     {
       code: 503,
-      message: 'the queue store is unavailable; the request had no effect and may be retried',
+      message: OUTAGE_MESSAGE,
     },
   ],
   messages: [],
