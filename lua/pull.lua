@@ -176,16 +176,8 @@ while leased < batch and discarded + dead_lettered + expired < MAX_SKIPPED do
   local i, j = 1, 1
   for _ = 1, need do
     if leased >= batch then break end
-    local from_queue
-    if i > #queued and j > #ended then break end
-    if j > #ended then
-      from_queue = true
-    elseif i > #queued then
-      from_queue = false
-    else
-      local qs, fs = tonumber(queued[i + 1]), tonumber(ended[j + 1])
-      from_queue = qs < fs or (qs == fs and queued[i] < ended[j])
-    end
+    local from_queue = queued_first(queued, i, ended, j)
+    if from_queue == nil then break end
     local seq, score
     if from_queue then
       seq, score = queued[i], tonumber(queued[i + 1]); i = i + 2

@@ -244,6 +244,18 @@ local function available_count(ch, now)
   return redis.call('ZCOUNT', ch.q, '-inf', now) + redis.call('ZCOUNT', ch.f, '-inf', now)
 end
 
+-- Which of two lists of candidates comes next, oldest-available first: queued (ZRANGEBYSCORE
+-- of the queue WITHSCORES) and ended (of the leases whose time ran out), a tie going to the
+-- lower seq; i, j: the next index in each. Returns true (queued), false (ended) or nil when
+-- both are used up. Shared by a pull and a destination's take.
+local function queued_first(queued, i, ended, j)
+  if i > #queued and j > #ended then return nil end
+  if j > #ended then return true end
+  if i > #queued then return false end
+  local qs, fs = tonumber(queued[i + 1]), tonumber(ended[j + 1])
+  return qs < fs or (qs == fs and queued[i] < ended[j])
+end
+
 -- Publishes new_message for the channel now (used where coalescing is not worth it).
 -- Tells subscribers (WebSocket clients, long polls on every pod) that count messages
 -- became available: 'n <channel> <count>'; each pod wakes as many of the channel's long

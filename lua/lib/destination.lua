@@ -90,16 +90,9 @@ local function destination_lease(k, ch, dst, window, channel, id, max, nonces, n
     local queued = redis.call('ZRANGEBYSCORE', ch.q, '-inf', now, 'WITHSCORES', 'LIMIT', 0, slots)
     local ended = redis.call('ZRANGEBYSCORE', ch.f, '-inf', now, 'WITHSCORES', 'LIMIT', 0, slots)
     local i, j = 1, 1
-    while #candidates < slots and (i <= #queued or j <= #ended) do
-      local from_queue
-      if j > #ended then
-        from_queue = true
-      elseif i > #queued then
-        from_queue = false
-      else
-        local qs, fs = tonumber(queued[i + 1]), tonumber(ended[j + 1])
-        from_queue = qs < fs or (qs == fs and queued[i] < ended[j])
-      end
+    while #candidates < slots do
+      local from_queue = queued_first(queued, i, ended, j)
+      if from_queue == nil then break end
       if from_queue then
         candidates[#candidates + 1] = queued[i]; i = i + 2
       else

@@ -135,11 +135,16 @@ export class DestinationLoop {
       0,
       Math.min(max, parallelism - this.requests.size - this.outcomes.size),
     );
-    if (batch.length === 0 && takeMax === 0) return { status: 'idle', waitMs: 0, messages: [] };
-    if (batch.length === 0 || destination === null) {
+    const idle: TakeResult = { status: 'idle', waitMs: 0, messages: [] };
+    // no destination any more: what ended is not recorded (those leases lapse)
+    if (destination === null) {
       settleBatch(batch, null);
-      return destination === null || takeMax === 0
-        ? { status: 'idle', waitMs: 0, messages: [] }
+      return idle;
+    }
+    // nothing ended: a plain take, when this pod has a slot of its own free
+    if (batch.length === 0) {
+      return takeMax === 0
+        ? idle
         : relay.destinations.take(this.account, this.channel, destination, takeMax);
     }
     try {

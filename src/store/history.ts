@@ -185,6 +185,8 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
     const match = pick?.match ?? null;
     const out: (HistoryEntry | null)[] = new Array<HistoryEntry | null>(found.length).fill(null);
     const living: number[] = [];
+    // where each living value's '|' is (found once)
+    const bars: number[] = [];
     for (let i = 0; i < found.length; i++) {
       const value = values[i];
       if (!value) continue; // swept since the index was read
@@ -197,11 +199,12 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
         out[i] = entryOf(found[i], message, value.slice(1, bar), ended);
       } else if (LIVING.has(status)) {
         living.push(i);
+        bars.push(bar);
       }
     }
     if (living.length === 0) return out;
     const ch = channelKeys(account, channel);
-    const seqs = living.map((i) => values[i]!.slice(1, values[i]!.indexOf('|')));
+    const seqs = living.map((i, j) => values[i]!.slice(1, bars[j]));
     const [records, leased] = await Promise.all([
       ctx.command((redis) => redis.hmget(ch.messages, ...seqs)),
       ctx.command((redis) => redis.zmscore(ch.leases, ...seqs)),
@@ -216,8 +219,7 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
       const state: HistoryStatus = leased[j] === null ? 'pending' : 'in_flight';
       if (status !== null && state !== status) return;
       if (match && !match(message)) return;
-      const value = values[i]!;
-      out[i] = entryOf(found[i], message, value.slice(value.indexOf('|') + 1), state);
+      out[i] = entryOf(found[i], message, values[i]!.slice(bars[j] + 1), state);
     });
     if (gone.length > 0) {
       // ended between the two reads: read once more, now from the kept record
