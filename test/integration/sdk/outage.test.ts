@@ -123,6 +123,10 @@ test('consume handles every message once across a Redis outage, including messag
   const handled: string[] = [];
   const consumer = c.consume(['a', 'b'], (m) => void handled.push(m.id), {
     concurrency: 4,
+    // A pull that Redis ran as it shut down, its answer lost with the connection (the 503
+    // says the outcome is unknown), holds its leases until their visibility ends: 4 s, not
+    // the default 30 s, so those messages come back within the wait below.
+    visibilityTimeoutMs: 4000,
     fallbackIntervalMs: 1000,
     reconnect: { baseMs: 100, maxMs: 500 },
     backoff: { baseMs: 100, maxMs: 500 },
