@@ -115,19 +115,25 @@ test('SQS SendMessage, SendMessageBatch, ReceiveMessage and DeleteMessage: one c
   ).QueueUrl!;
   const fifoSend = (body: string) =>
     sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: body, MessageGroupId: 'g' }));
-  await fifoSend('first');
-  await sleep(200);
-  const fifoBatch = await podCommands(redis, app, () =>
-    sqs.send(
-      new SendMessageBatchCommand({
-        QueueUrl: fifoUrl,
-        Entries: [
-          { Id: 'a', MessageBody: 'f2', MessageGroupId: 'g' },
-          { Id: 'b', MessageBody: 'f3', MessageGroupId: 'g' },
-        ],
-      }),
-    ),
-  );
+  // The pod remembers them for 5 s (FIFO_MEMORY_MS): on a loaded machine that can lapse
+  // before the batch is counted (CI once read 2 calls); then the pair is made again.
+  let fifoBatch: string[] = [];
+  for (let tries = 0; tries < 3; tries++) {
+    await fifoSend(`first-${tries}`);
+    await sleep(200);
+    fifoBatch = await podCommands(redis, app, () =>
+      sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: fifoUrl,
+          Entries: [
+            { Id: 'a', MessageBody: `f2-${tries}`, MessageGroupId: 'g' },
+            { Id: 'b', MessageBody: `f3-${tries}`, MessageGroupId: 'g' },
+          ],
+        }),
+      ),
+    );
+    if (scriptCalls(fifoBatch).length === 1) break;
+  }
   expect(scriptCalls(fifoBatch)).toHaveLength(1);
 });
 
