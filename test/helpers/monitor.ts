@@ -18,9 +18,11 @@ const BACKGROUND = new Set(['dbsize', 'scan']);
 
 /**
  * The scripts of the pod's background work: the sweeper, the gauges, the due index, the
- * coalesced announcements (not a request's calls: the issue counts them apart).
+ * coalesced announcements, the refresh of held long-poll and WebSocket places every 10 s
+ * (not a request's calls: the issue counts them apart).
  */
 const BACKGROUND_SCRIPTS = [
+  'holder_refresh',
   'sweep_channel',
   'announce_channel',
   'due_channels',
