@@ -33,10 +33,13 @@ const BACKGROUND_SCRIPTS = [
   'account_gauges',
 ];
 
+/** The scripts the pod's client defined, by command name (`rq_<script>`), with their SHA1s. */
+const definedScripts = (app: TestApp) =>
+  (app.redis as unknown as { scriptsSet: Record<string, { sha: string }> }).scriptsSet;
+
 /** The SHA1s of the pod's background scripts, as its client defined them. */
 function backgroundShas(app: TestApp): Set<string> {
-  const defined = (app.redis as unknown as { scriptsSet: Record<string, { sha: string }> })
-    .scriptsSet;
+  const defined = definedScripts(app);
   return new Set(BACKGROUND_SCRIPTS.flatMap((name) => defined[`rq_${name}`]?.sha ?? []));
 }
 
@@ -57,8 +60,7 @@ export async function podCommandArgs(
   const socket = net.connect(port!, host ?? '127.0.0.1');
   const seen: string[][] = [];
   const background = backgroundShas(app);
-  const lowerDue = (app.redis as unknown as { scriptsSet: Record<string, { sha: string }> })
-    .scriptsSet.rq_lower_due_account?.sha;
+  const lowerDue = definedScripts(app).rq_lower_due_account?.sha;
   let afterTimerRead = false;
   let monitoring = false;
   let pending = '';
