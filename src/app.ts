@@ -2,19 +2,20 @@
  * buildApp(deps): the whole service over one Redis connection, without
  * listening. Two instances over one Redis behave as one service.
  */
-import express, { type Express } from 'express';
+import express from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import { dashboardHeaders, dashboardRouter } from './dashboard/assets';
 import { accountRouter } from './http/account';
 import { adminRouter } from './http/admin';
 import { rawBody } from './web/body';
+import type { HttpHandler } from './web/endpointTable';
 import { channelsRouter } from './http/channels';
 import { routesRouter } from './http/routes';
 import { historyRouter } from './http/history';
 import { errorHandler, unknownRoute } from './web/errorHandler';
 import { healthRouter } from './http/health';
-import { MESSAGE_PATH, messagesRouter } from './http/messages';
+import { messageEndpoints } from './http/messages';
 import { readCaller } from './web/caller';
 import type { TrustProxy } from './web/proxy';
 import type { RefusalShape } from './web/refusals';
@@ -54,7 +55,8 @@ export interface AppDeps {
 }
 
 export interface RelayApp {
-  app: Express;
+  /** the HTTP handler: the message endpoints' table in front of the Express app */
+  app: HttpHandler;
   store: Store;
   events: EventHub;
   plans: PlanResolver;
@@ -175,13 +177,8 @@ export function buildApp({
   app.set('trust proxy', config.trustProxy ?? false);
   app.disable('etag');
   app.set('query parser', 'simple');
-  app.use(requestLog(logger, metrics));
-  // The message endpoints first, so that the busiest routes pass no other router's layers
-  // (a request they do not answer goes on down the stack, its body already read).
-  const messageEndpoints = express.Router().use(rawBody, readCaller, messagesRouter(relay));
-  app.use((req, res, next) =>
-    MESSAGE_PATH.test(req.url) ? messageEndpoints(req, res, next) : next(),
-  );
+  const log = requestLog(logger, metrics);
+  app.use(log);
   // the SQS endpoint next, behind the same kind of gate (its paths: /sqs... and /)
   const sqsEndpoint = sqsRouter(relay);
   app.use((req, res, next) => (SQS_PATH.test(req.path) ? sqsEndpoint(req, res, next) : next()));
@@ -204,10 +201,15 @@ export function buildApp({
   app.use(dashboardRouter());
   if (config.adminToken) app.use(adminRouter(relay, config.adminToken));
   app.use(unknownRoute);
-  app.use(errorHandler(logger));
+  const answerError = errorHandler(logger);
+  app.use(answerError);
+  // The message endpoints in front of the app, without a router, so that the busiest
+  // routes pass no router's layers: a request on their paths is logged, its body read and
+  // its caller found, then its handler runs; any other request goes to the app.
+  const handler = messageEndpoints(relay).front(app, [log, rawBody, readCaller], answerError);
 
   return {
-    app,
+    app: handler,
     store,
     events,
     plans,

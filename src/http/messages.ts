@@ -1,5 +1,5 @@
 /** The message endpoints (send, batch, pull, ack; docs/api/messages.md) and the extensions (extend, purge, redrive). */
-import { Router, type Request } from 'express';
+import type { Request } from 'express';
 import { invalidField } from '../errors';
 import { newMessage, type PullResult, type Relay } from '../relay';
 import { describeIdRule, isValidId } from '../schemas/ids';
@@ -15,15 +15,17 @@ import {
 import type { Caller } from '../types';
 import { answerSignal } from '../web/answerSignal';
 import { objectBody, objectBodyText } from '../web/body';
+import { EndpointTable } from '../web/endpointTable';
 import { RawJson, resource } from '../web/route';
 import { requestAuth, requestCaller } from '../web/caller';
 import { batchBodyTexts, compactBodyText } from './jsonText';
 
-/** The paths messagesRouter answers (as Express matches routes: case-insensitively). */
-export const MESSAGE_PATH = /^\/v1\/relay\/channels\/[^/?]+\/messages(?:[/?]|$)/i;
-
-export function messagesRouter(relay: Relay): Router {
-  const router = Router();
+/**
+ * The busiest endpoints, in a table answered without a router (src/web/endpointTable.ts):
+ * app.ts puts it first, behind the body reader and the caller.
+ */
+export function messageEndpoints(relay: Relay): EndpointTable {
+  const router = new EndpointTable();
 
   /**
    * The caller and channel of a message request, before its one script call (which checks

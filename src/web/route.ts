@@ -3,7 +3,7 @@
  * others, and wraps results in the envelope. A handler returns its result
  * object, or RawJson when it has already serialised the result.
  */
-import type { Request, Response, Router } from 'express';
+import type { Request, Response } from 'express';
 import { RelayError } from '../errors';
 import { okEnvelope } from './envelope';
 
@@ -25,8 +25,11 @@ function sendJson(res: Response, json: string): void {
 type Handler = (req: Request, res: Response) => Promise<unknown> | unknown;
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+/** Where resources are declared: an Express Router, or an EndpointTable (./endpointTable). */
+export type Routes = Record<Method | 'all', (path: string, handler: Handler) => unknown>;
+
 export function resource(
-  router: Router,
+  router: Routes,
   path: string,
   handlers: Partial<Record<Method, Handler>>,
 ): void {

@@ -7,8 +7,9 @@
  * document lie fails `npm test`.
  */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { buildOpenApi } from '../../src/openapi/document';
+import type { HttpHandler } from '../../src/web/endpointTable';
 
 /**
  * Surfaces outside this contract: the dashboard's pages and assets (its JSON
@@ -137,7 +138,7 @@ function responseCheck(req: Request, res: Response, next: NextFunction): void {
 }
 
 /** The app behind a first layer that checks every response against the document. */
-export function withResponseCheck(app: Express): Express {
+export function withResponseCheck(app: HttpHandler): HttpHandler {
   const outer = express();
   outer.disable('x-powered-by');
   outer.disable('etag');
