@@ -50,7 +50,7 @@ export function parseToken(token: string): ParsedToken | null {
 }
 
 export function hashSecret(secret: string): string {
-  return crypto.createHash('sha256').update(secret).digest('hex');
+  return crypto.hash('sha256', secret, 'hex');
 }
 
 /** Constant-time comparison of two strings of any length. */

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import type { MessageAttribute } from './messageAttributes';
 
 export function md5Hex(data: string | Buffer): string {
-  return crypto.createHash('md5').update(data).digest('hex');
+  return crypto.hash('md5', data, 'hex');
 }
 
 function lengthPrefixed(bytes: Buffer): Buffer[] {

@@ -112,7 +112,7 @@ function amzDate(date: Date): string {
     .replace(/\.\d{3}Z$/, 'Z');
 }
 
-const sha256Hex = (data: Buffer) => crypto.createHash('sha256').update(data).digest('hex');
+const sha256Hex = (data: Buffer) => crypto.hash('sha256', data, 'hex');
 
 /** Throws SignatureDoesNotMatch unless the request was signed with this secret. */
 export async function verifySignature(

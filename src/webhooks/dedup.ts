@@ -49,5 +49,5 @@ export function dedupIdOf(
   const id = (configured || schemeDeliveryId(webhook, headers, body)).trim();
   if (id === '') return null;
   if (id.length <= LIMITS.maxDedupIdChars) return id;
-  return `sha256:${crypto.createHash('sha256').update(id).digest('hex')}`;
+  return `sha256:${crypto.hash('sha256', id, 'hex')}`;
 }
