@@ -28,9 +28,10 @@ export function sqsRefusal(protocol: ProtocolName): RefusalWriter {
  */
 export const sqsRefusalShape: RefusalShape = {
   claims({ method, url, headers }) {
-    const [path, search = ''] = url.split('?');
-    if (path === '/sqs' || path.startsWith('/sqs/')) return true;
-    if (path !== '/') return false;
+    // asked of every request: the common answer (another path) without splitting the URL
+    if (url.startsWith('/sqs')) return url.length === 4 || url[4] === '/' || url[4] === '?';
+    if (url !== '/' && !url.startsWith('/?')) return false;
+    const search = url.slice(2);
     const target = headers['x-amz-target'];
     if (typeof target === 'string') return target.startsWith('AmazonSQS.');
     if (new URLSearchParams(search).has('Action')) return true;
