@@ -9,7 +9,7 @@ import { dashboardHeaders, dashboardRouter } from './dashboard/assets';
 import { accountRouter } from './http/account';
 import { adminRouter } from './http/admin';
 import { rawBody } from './web/body';
-import type { HttpHandler } from './web/endpointTable';
+import { inFront, type HttpHandler } from './web/endpointTable';
 import { channelsRouter } from './http/channels';
 import { routesRouter } from './http/routes';
 import { historyRouter } from './http/history';
@@ -55,7 +55,7 @@ export interface AppDeps {
 }
 
 export interface RelayApp {
-  /** the HTTP handler: the message endpoints' table in front of the Express app */
+  /** the HTTP handler: the message endpoints and the webhook receiver in front of the Express app */
   app: HttpHandler;
   store: Store;
   events: EventHub;
@@ -184,8 +184,6 @@ export function buildApp({
   app.use((req, res, next) => (SQS_PATH.test(req.path) ? sqsEndpoint(req, res, next) : next()));
   app.use(healthRouter(relay, isShuttingDown));
   app.use(openapiRouter(config));
-  // before rawBody: a webhook's body is read as exact bytes, up to the plan's limit
-  app.use(webhookReceiver(relay));
   app.use(rawBody);
   // the caller's credential (bearer token, or the dashboard session's cookie), read once
   app.use('/v1', readCaller);
@@ -203,10 +201,18 @@ export function buildApp({
   app.use(unknownRoute);
   const answerError = errorHandler(logger);
   app.use(answerError);
-  // The message endpoints in front of the app, without a router, so that the busiest
-  // routes pass no router's layers: a request on their paths is logged, its body read and
-  // its caller found, then its handler runs; any other request goes to the app.
-  const handler = messageEndpoints(relay).front(app, [log, rawBody, readCaller], answerError);
+  // The busiest routes in front of the app, without a router (they pass no router's
+  // layers): a message request is logged, its body read and its caller found, then its
+  // handler runs; a webhook delivery is logged, then received (its body read as exact
+  // bytes, up to the plan's limit). Any other request goes to the app.
+  const handler = inFront(
+    app,
+    [
+      { table: messageEndpoints(relay), prepare: [log, rawBody, readCaller] },
+      { table: webhookReceiver(relay), prepare: [log] },
+    ],
+    answerError,
+  );
 
   return {
     app: handler,

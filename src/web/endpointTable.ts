@@ -116,40 +116,62 @@ export class EndpointTable {
     }
     return null;
   }
+}
 
-  /**
-   * The app with this table in front. A request on one of the table's paths is answered
-   * here without the app's router: prepared as Express prepares a request (its request
-   * and response prototypes, the locals), then `prepare` (the request log, the body
-   * reader, the caller), then its handler; an error goes to `onError`. Any other request
-   * goes to the app.
-   */
-  front(app: Express, prepare: RequestHandler[], onError: ErrorRequestHandler): HttpHandler {
-    // an Express app is called as a middleware with its next (its types omit that form)
-    const rest = app as unknown as HttpHandler;
-    return (incoming, outgoing, outer) => {
-      const match = this.match(incoming);
-      if (!match) return rest(incoming, outgoing, outer);
-      const req = incoming as Request;
-      const res = outgoing as Response;
-      req.res = res;
-      res.req = req;
-      Object.setPrototypeOf(req, app.request);
-      Object.setPrototypeOf(res, app.response);
-      if (!res.locals) res.locals = Object.create(null) as Response['locals'];
-      // a handler that passes the request on (none does) leaves it to the app
-      const next = (err?: unknown): void => {
-        if (err) onError(err, req, res, () => res.end());
-        else rest(req, res, outer);
-      };
-      let step = 0;
-      const go = (err?: unknown): void => {
-        if (err) return next(err);
-        const middleware = prepare[step++];
-        if (middleware) return void middleware(req, res, go);
-        match.run(req, res, next);
-      };
-      go();
+/** Endpoints answered in front of the app, and what prepares their requests. */
+export interface FrontLane {
+  table: EndpointTable;
+  /** run in order before the handler (the request log, the body reader, the caller) */
+  prepare: RequestHandler[];
+}
+
+/**
+ * The app with tables in front. A request on one of a table's paths is answered there
+ * without the app's router: prepared as Express and its router prepare a request (its
+ * request and response prototypes, the locals, originalUrl and baseUrl), then its lane's `prepare`, then its handler; an error
+ * goes to `onError`. Any other request goes to the app.
+ */
+export function inFront(
+  app: Express,
+  lanes: FrontLane[],
+  onError: ErrorRequestHandler,
+): HttpHandler {
+  // an Express app is called as a middleware with its next (its types omit that form)
+  const rest = app as unknown as HttpHandler;
+  return (incoming, outgoing, outer) => {
+    let match: Match | null = null;
+    let prepare: RequestHandler[] = [];
+    for (const lane of lanes) {
+      match = lane.table.match(incoming);
+      if (match) {
+        prepare = lane.prepare;
+        break;
+      }
+    }
+    if (!match) return rest(incoming, outgoing, outer);
+    const endpoint = match;
+    const req = incoming as Request;
+    const res = outgoing as Response;
+    req.res = res;
+    res.req = req;
+    // what the app's router would have set on its way in
+    req.originalUrl ??= req.url;
+    req.baseUrl = '';
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
+    if (!res.locals) res.locals = Object.create(null) as Response['locals'];
+    // a handler that passes the request on (none does) leaves it to the app
+    const next = (err?: unknown): void => {
+      if (err) onError(err, req, res, () => res.end());
+      else rest(req, res, outer);
     };
-  }
+    let step = 0;
+    const go = (err?: unknown): void => {
+      if (err) return next(err);
+      const middleware = prepare[step++];
+      if (middleware) return void middleware(req, res, go);
+      endpoint.run(req, res, next);
+    };
+    go();
+  };
 }

@@ -4,9 +4,10 @@
  * No Authorization: the unguessable key is the credential, and it can only
  * write. Unknown or deleted keys are a 404; other methods a 405.
  */
-import { Router, type Request } from 'express';
+import type { Request } from 'express';
 import { RelayError } from '../errors';
 import { unknownWebhook, type Relay } from '../relay';
+import { EndpointTable } from '../web/endpointTable';
 import { resource } from '../web/route';
 import { readExactBody } from './body';
 import { dedupIdOf } from './dedup';
@@ -31,8 +32,12 @@ function rawQuery(req: Request): string {
   return at < 0 ? '' : req.originalUrl.slice(at + 1);
 }
 
-export function webhookReceiver(relay: Relay): Router {
-  const router = Router();
+/**
+ * The receiver's endpoint, in a table answered in front of the app without a router
+ * (src/web/endpointTable.ts): webhooks are this product's main way in.
+ */
+export function webhookReceiver(relay: Relay): EndpointTable {
+  const router = new EndpointTable();
 
   const receive = async (req: Request) => {
     const key = parseHookKey(String(req.params.key));

@@ -6,7 +6,7 @@
  */
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import request from 'supertest';
-import { EndpointTable } from '../../src/web/endpointTable';
+import { EndpointTable, inFront } from '../../src/web/endpointTable';
 import { resource, type Routes } from '../../src/web/route';
 import { errorHandler, unknownRoute } from '../../src/web/errorHandler';
 import pino from 'pino';
@@ -22,6 +22,22 @@ function declare(routes: Routes): void {
       await new Promise((r) => setImmediate(r));
       return { pull: req.params.channelId };
     },
+  });
+  // what handlers read of Express's request and response
+  resource(routes, `${base}/seen`, {
+    post: (req, res) => ({
+      originalUrl: req.originalUrl,
+      baseUrl: req.baseUrl,
+      path: req.path,
+      query: req.query,
+      protocol: req.protocol,
+      secure: req.secure,
+      ip: req.ip,
+      hostname: req.hostname,
+      header: req.get('x-probe') ?? null,
+      locals: typeof res.locals,
+      app: typeof req.app?.get,
+    }),
   });
   resource(routes, `${base}/subscribe`, {
     get: (req) => {
@@ -52,7 +68,7 @@ function withTable() {
   app.use(...tail);
   const table = new EndpointTable();
   declare(table);
-  return table.front(app, [marked], tail[1]);
+  return inFront(app, [{ table, prepare: [marked] }], tail[1]);
 }
 
 const cases: [string, string][] = [
@@ -77,22 +93,22 @@ const cases: [string, string][] = [
   ['head', '/v1/relay/channels/orders/messages/subscribe'],
   ['post', '/v1/relay/channels/orders/messages/subscribe'],
   ['post', '/v1/relay/channels/orders'],
+  ['post', '/v1/relay/channels/orders/messages/seen'],
+  ['post', '/v1/relay/channels/orders/messages/seen?a=1&b=two'],
 ];
 
 test.each(cases)('%s %s: the table answers as a Router does', async (method, url) => {
   const [expected, actual] = await Promise.all(
     [withRouter(), withTable()].map(async (app) => {
-      const res = await request(app)[method as 'get'](url);
+      const res = await request(app)[method as 'get'](url).set('X-Probe', 'probe');
       return { status: res.status, allow: res.headers.allow, body: res.body as unknown };
     }),
   );
   expect(actual).toEqual(expected);
 });
 
-test('the preparing middlewares run, in order, only for requests the table answers', async () => {
+test("each lane's preparing middlewares run, in order, only for its own endpoints", async () => {
   const seen: string[] = [];
-  const table = new EndpointTable();
-  resource(table, base, { post: (req) => ({ marks: (req as { marks?: string[] }).marks }) });
   const mark =
     (name: string): RequestHandler =>
     (req, _res, next) => {
@@ -100,15 +116,30 @@ test('the preparing middlewares run, in order, only for requests the table answe
       ((req as { marks?: string[] }).marks ??= []).push(name);
       next();
     };
+  const marks = (req: express.Request) => ({ marks: (req as { marks?: string[] }).marks });
+  const messages = new EndpointTable();
+  resource(messages, base, { post: marks });
+  const hooks = new EndpointTable();
+  resource(hooks, '/hooks/:key', { post: marks });
   const rest = express();
   rest.use(...tail);
-  const app = table.front(rest, [mark('body'), mark('caller')], tail[1]);
-  const res = await request(app).post('/v1/relay/channels/c/messages');
-  expect(res.body.result).toEqual({ marks: ['body', 'caller'] });
-  await request(app).post('/v1/relay/channels/c/other');
+  const app = inFront(
+    rest,
+    [
+      { table: messages, prepare: [mark('body'), mark('caller')] },
+      { table: hooks, prepare: [mark('log')] },
+    ],
+    tail[1],
+  );
+  expect((await request(app).post('/v1/relay/channels/c/messages')).body.result).toEqual({
+    marks: ['body', 'caller'],
+  });
+  expect((await request(app).post('/hooks/k')).body.result).toEqual({ marks: ['log'] });
+  expect((await request(app).post('/v1/relay/channels/c/other')).status).toBe(404);
   expect(seen).toEqual([
     'body /v1/relay/channels/c/messages',
     'caller /v1/relay/channels/c/messages',
+    'log /hooks/k',
   ]);
 });
 
@@ -125,7 +156,7 @@ test("a preparing middleware's error is answered by the error handler, and the h
     next(Object.assign(new Error('bad'), { status: 400 }));
   const rest = express();
   rest.use(...tail);
-  const app = table.front(rest, [refuse], tail[1]);
+  const app = inFront(rest, [{ table, prepare: [refuse] }], tail[1]);
   const res = await request(app).post('/v1/relay/channels/c/messages');
   expect(res.status).toBe(400);
   expect(ran).toBe(false);
