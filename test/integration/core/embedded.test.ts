@@ -157,6 +157,18 @@ test('first start prints a token and a curl line that work; SIGTERM stops it and
     { env: noAwsConfig, encoding: 'utf8' },
   );
   expect(boto3.trim()).toBe(`['http://localhost:${first.port}/sqs/local/demo']`);
+  // a webhook delivery through the real server (its receiver is answered in front of the app)
+  const hook = await post(first.base, first.token, '/v1/relay/channels/hooked/webhooks', {});
+  const delivered = await fetch(`${hook.body.result.url}?source=embedded`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: '{"event":"ping"}',
+  });
+  expect(delivered.status).toBe(200);
+  const hooked = await post(first.base, first.token, '/v1/relay/channels/hooked/messages/pull', {});
+  const received = hooked.body.result.messages[0];
+  expect(received.body).toBe('{"event":"ping"}');
+  expect(received.metadata.webhook).toMatchObject({ method: 'POST', query: 'source=embedded' });
 
   const redisPid = Number(fs.readFileSync(path.join(dataDir, 'redis.pid'), 'utf8'));
   expect(isAlive(redisPid)).toBe(true);
