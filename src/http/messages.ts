@@ -22,7 +22,8 @@ import { batchBodyTexts, compactBodyText } from './jsonText';
 
 /**
  * The busiest endpoints, in a table answered without a router (src/web/endpointTable.ts):
- * app.ts puts it first, behind the body reader and the caller.
+ * app.ts puts it in front of the Express app, after the request log, the body reader and
+ * the caller.
  */
 export function messageEndpoints(relay: Relay): EndpointTable {
   const router = new EndpointTable();

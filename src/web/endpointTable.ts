@@ -15,6 +15,7 @@ import type {
   RequestHandler,
   Response,
 } from 'express';
+import type { RouteHandler as Handler, Routes } from './route';
 
 /** What serves HTTP requests: a Node request listener, or a middleware of an outer app. */
 export type HttpHandler = (
@@ -22,8 +23,6 @@ export type HttpHandler = (
   res: ServerResponse,
   next?: (err?: unknown) => void,
 ) => void;
-
-type Handler = (req: Request, res: Response) => unknown;
 
 interface Entry {
   pattern: RegExp;
@@ -52,7 +51,7 @@ function compile(path: string): { pattern: RegExp; names: string[] } {
   return { pattern: new RegExp(`^${source}/?$`, 'i'), names };
 }
 
-export class EndpointTable {
+export class EndpointTable implements Routes {
   private readonly entries: Entry[] = [];
 
   private entry(path: string): Entry {
@@ -92,7 +91,8 @@ export class EndpointTable {
     for (const entry of this.entries) {
       const found = entry.pattern.exec(path);
       if (!found) continue;
-      const method = req.method === 'HEAD' && !entry.methods.has('HEAD') ? 'GET' : req.method;
+      // as Express: HEAD is answered by GET (no resource declares HEAD)
+      const method = req.method === 'HEAD' ? 'GET' : req.method;
       const handler = (method !== undefined && entry.methods.get(method)) || entry.all;
       if (!handler) return null;
       return {
@@ -128,8 +128,8 @@ export interface FrontLane {
 /**
  * The app with tables in front. A request on one of a table's paths is answered there
  * without the app's router: prepared as Express and its router prepare a request (its
- * request and response prototypes, the locals, originalUrl and baseUrl), then its lane's `prepare`, then its handler; an error
- * goes to `onError`. Any other request goes to the app.
+ * request and response prototypes, the locals, originalUrl and baseUrl), then its lane's
+ * `prepare`, then its handler; an error goes to `onError`. Any other request goes to the app.
  */
 export function inFront(
   app: Express,

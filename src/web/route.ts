@@ -22,19 +22,20 @@ function sendJson(res: Response, json: string): void {
   res.end(json);
 }
 
-type Handler = (req: Request, res: Response) => Promise<unknown> | unknown;
+/** A resource's method: its result object, RawJson, or a promise of either. */
+export type RouteHandler = (req: Request, res: Response) => Promise<unknown> | unknown;
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** Where resources are declared: an Express Router, or an EndpointTable (./endpointTable). */
-export type Routes = Record<Method | 'all', (path: string, handler: Handler) => unknown>;
+export type Routes = Record<Method | 'all', (path: string, handler: RouteHandler) => unknown>;
 
 export function resource(
   router: Routes,
   path: string,
-  handlers: Partial<Record<Method, Handler>>,
+  handlers: Partial<Record<Method, RouteHandler>>,
 ): void {
   const allowed = Object.keys(handlers).map((m) => m.toUpperCase());
-  for (const [method, handler] of Object.entries(handlers) as [Method, Handler][]) {
+  for (const [method, handler] of Object.entries(handlers) as [Method, RouteHandler][]) {
     router[method](path, async (req: Request, res: Response) => {
       res.locals.route = path;
       const result = await handler(req, res);

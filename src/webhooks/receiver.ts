@@ -9,6 +9,7 @@ import { RelayError } from '../errors';
 import { unknownWebhook, type Relay } from '../relay';
 import { EndpointTable } from '../web/endpointTable';
 import { resource } from '../web/route';
+import { searchOf } from '../web/search';
 import { readExactBody } from './body';
 import { dedupIdOf } from './dedup';
 import { keptHeaders } from './headers';
@@ -25,11 +26,6 @@ function allHeaders(req: Request): Record<string, string> {
     if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
-}
-
-function rawQuery(req: Request): string {
-  const at = req.originalUrl.indexOf('?');
-  return at < 0 ? '' : req.originalUrl.slice(at + 1);
 }
 
 /**
@@ -77,7 +73,7 @@ export function webhookReceiver(relay: Relay): EndpointTable {
     const message = webhookMessage({
       webhookId: webhook.id,
       method: req.method,
-      query: rawQuery(req),
+      query: searchOf(req),
       headers: keptHeaders(req.headers),
       body,
       receivedAt: Date.now(),

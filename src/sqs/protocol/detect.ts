@@ -5,6 +5,7 @@
  * XML, unless its content type or body is JSON.
  */
 import type { Request } from 'express';
+import { searchOf } from '../../web/search';
 import { jsonRequest } from './json';
 import { queryRequest } from './query';
 import { queryParams } from './queryParams';
@@ -14,12 +15,6 @@ const FORM = 'application/x-www-form-urlencoded';
 
 function contentType(req: Request): string {
   return String(req.headers['content-type'] ?? '').toLowerCase();
-}
-
-/** The query string of the request's URL, without the '?'. */
-export function searchOf(req: Request): string {
-  const at = req.originalUrl.indexOf('?');
-  return at < 0 ? '' : req.originalUrl.slice(at + 1);
 }
 
 function speaksJson(req: Request, body: Buffer): boolean {
